@@ -1,0 +1,3 @@
+module gcdbg
+
+go 1.26
