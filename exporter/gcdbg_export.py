@@ -1,0 +1,925 @@
+#!/usr/bin/env python3
+"""gcdbg-export: turn a PyTorch model (nn.Module or function) plus example inputs into a
+gcdbg trace file (format "gcdbg.trace", version 1; see docs/exporter.md).
+
+Library use:
+
+    from gcdbg_export import export
+    export(model_or_fn, (x,), "mlp", "mlp.json", train=True)
+
+CLI use:
+
+    /usr/bin/python3 exporter/gcdbg_export.py MODEL.py -o OUT.json
+
+where MODEL.py defines make() returning (model_or_fn, example_inputs) or a dict
+{"model":..., "inputs":..., "name":..., "train":..., "graph_breaks":..., "method":...}.
+
+Two capture paths:
+  * "fx"     (default; PyTorch 1.13+): torch.fx symbolic tracing with stack traces recorded.
+  * "dynamo" (PyTorch 2.x only): torch.compile with a recording backend, one graph per graph break.
+             NOTE: written against the 2.x API but untested in this repository (only 1.13 here).
+"""
+
+import argparse
+import base64
+import builtins
+import importlib.util
+import inspect
+import json
+import math
+import operator
+import os
+import re
+import statistics
+import sys
+import time
+
+import torch
+import torch.fx
+from torch.fx.node import Node, _get_qualified_name
+from torch.fx.passes.shape_prop import ShapeProp
+
+TOOL = "gcdbg-export 0.1"
+
+# torch dtype -> (trace dtype name, safetensors code, element size)
+_DTYPES = {
+    torch.float32: ("float32", "F32", 4),
+    torch.float64: ("float64", "F64", 8),
+    torch.float16: ("float16", "F16", 2),
+    torch.bfloat16: ("bfloat16", "BF16", 2),
+    torch.int64: ("int64", "I64", 8),
+    torch.int32: ("int32", "I32", 4),
+    torch.int8: ("int8", "I8", 1),
+    torch.uint8: ("uint8", "U8", 1),
+    torch.bool: ("bool", "BOOL", 1),
+}
+
+
+def dtype_name(dt):
+    """Trace name of a torch.dtype (e.g. torch.float32 -> "float32"); any dtype, even ones a
+    TENSOR cannot hold, is named by its torch spelling."""
+    if dt in _DTYPES:
+        return _DTYPES[dt][0]
+    return str(dt).replace("torch.", "")
+
+
+# ---------------------------------------------------------------------------------------------
+# ARG encoding
+
+
+class EncodeError(TypeError):
+    pass
+
+
+def _enc_float(f):
+    if math.isnan(f):
+        return {"float": "nan"}
+    if math.isinf(f):
+        return {"float": "inf" if f > 0 else "-inf"}
+    return float(f)
+
+
+def encode_arg(a, list_matters=False):
+    """Encode a torch.fx argument as an ARG (contract table "ARG").
+
+    list_matters: when true (inside the index of operator.getitem/setitem), Python lists are
+    written as {"list": [...]}; elsewhere lists and tuples both become JSON arrays."""
+    if isinstance(a, Node):
+        return {"node": a.name}
+    if a is None or isinstance(a, (bool, str)):
+        return a
+    if isinstance(a, int):
+        return int(a)
+    if isinstance(a, float):
+        return _enc_float(a)
+    if isinstance(a, torch.dtype):
+        return {"dtype": dtype_name(a)}
+    if isinstance(a, torch.device):
+        return {"device": str(a)}
+    if isinstance(a, slice):
+        return {"slice": [encode_arg(a.start), encode_arg(a.stop), encode_arg(a.step)]}
+    if a is Ellipsis:
+        return {"ellipsis": True}
+    if isinstance(a, torch.Size):
+        return [int(v) for v in a]
+    if isinstance(a, tuple):
+        return [encode_arg(v, list_matters) for v in a]
+    if isinstance(a, list):  # includes torch.fx immutable_list
+        items = [encode_arg(v, list_matters) for v in a]
+        return {"list": items} if list_matters else items
+    if isinstance(a, dict):
+        return {str(k): encode_arg(v, list_matters) for k, v in a.items()}
+    if isinstance(a, (torch.memory_format, torch.layout)):
+        # not in the v1 ARG table; written as its torch spelling (a plain string)
+        return str(a)
+    raise EncodeError("cannot encode argument %r of type %s as a trace ARG" % (a, type(a).__name__))
+
+
+def encode_value(v):
+    """Encode a non-tensor result for meta.value (ints, floats, bools, lists of them)."""
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, int):
+        return int(v)
+    if isinstance(v, float):
+        return _enc_float(v)
+    if isinstance(v, (tuple, list, torch.Size)):
+        return [encode_value(x) for x in v]
+    return encode_arg(v)
+
+
+def target_name(node):
+    """The node's target as the contract wants it."""
+    if node.op == "call_function":
+        name = _get_qualified_name(node.target)
+        if name.startswith("_operator."):
+            name = "operator." + name[len("_operator."):]
+        elif "." not in name and getattr(builtins, name, None) is node.target:
+            name = "builtins." + name
+        return name
+    return str(node.target)
+
+
+# ---------------------------------------------------------------------------------------------
+# modules
+
+_MODULE_ATTRS = [
+    "in_features", "out_features", "in1_features", "in2_features",
+    "in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups",
+    "padding_mode", "output_padding",
+    "num_features", "eps", "momentum", "affine", "track_running_stats",
+    "normalized_shape", "elementwise_affine", "num_groups", "num_channels",
+    "num_embeddings", "embedding_dim", "padding_idx", "max_norm", "norm_type",
+    "scale_grad_by_freq", "sparse", "mode", "include_last_offset",
+    "approximate", "dim", "p", "inplace", "start_dim", "end_dim", "unflattened_size",
+    "ceil_mode", "output_size", "return_indices", "count_include_pad", "divisor_override",
+    "negative_slope", "min_val", "max_val", "beta", "threshold", "value", "lambd", "alpha",
+    "num_parameters", "scale_factor", "size", "align_corners", "upscale_factor",
+    "downscale_factor", "embed_dim", "num_heads", "batch_first", "head_dim", "dropout",
+    "lower", "upper",
+]
+
+
+def module_type_name(m):
+    cls = type(m)
+    if getattr(torch.nn, cls.__name__, None) is cls:
+        return "torch.nn." + cls.__name__
+    return cls.__module__ + "." + cls.__qualname__
+
+
+def _attr_json(v):
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v, True
+    if isinstance(v, int):
+        return int(v), True
+    if isinstance(v, float):
+        return _enc_float(v), True
+    if isinstance(v, (tuple, list, torch.Size)):
+        out = []
+        for x in v:
+            j, ok = _attr_json(x)
+            if not ok:
+                return None, False
+            out.append(j)
+        return out, True
+    return None, False
+
+
+def module_attrs(m):
+    attrs = {}
+    for k in _MODULE_ATTRS:
+        if k not in m.__dict__:  # constructor attributes are plain instance attributes
+            continue
+        v = m.__dict__[k]
+        if isinstance(v, (torch.Tensor, torch.nn.Module)) or callable(v):
+            continue
+        j, ok = _attr_json(v)
+        if ok:
+            attrs[k] = j
+    return attrs
+
+
+# ---------------------------------------------------------------------------------------------
+# tensors
+
+
+def tensor_bytes(t):
+    t = t.detach().to("cpu").contiguous()
+    if t.dtype not in _DTYPES:
+        raise EncodeError("tensor dtype %s is not a trace dtype" % t.dtype)
+    if t.dtype == torch.bfloat16:
+        t = t.view(torch.int16)
+    b = t.numpy().tobytes()
+    if sys.byteorder != "little":
+        raise EncodeError("big-endian hosts are not supported")
+    return b
+
+
+class TensorStore:
+    """Collects TENSOR entries; large ones go to a safetensors sidecar."""
+
+    def __init__(self, out_path, name, inline_limit_bytes):
+        self.dir = os.path.dirname(os.path.abspath(out_path))
+        self.sidecar = name + ".safetensors"
+        self.limit = inline_limit_bytes
+        self.blobs = []  # (key, dtype code, shape, bytes)
+        self.keys = set()
+
+    def tensor(self, t, key, requires_grad=False):
+        b = tensor_bytes(t)
+        name, code, _ = _DTYPES[t.dtype]
+        entry = {"dtype": name, "shape": [int(s) for s in t.shape]}
+        if len(b) > self.limit:
+            if key in self.keys:
+                raise ValueError("duplicate sidecar key %r" % key)
+            self.keys.add(key)
+            self.blobs.append((key, code, entry["shape"], b))
+            entry["file"] = self.sidecar
+            entry["key"] = key
+        else:
+            entry["data"] = base64.b64encode(b).decode("ascii")
+        if requires_grad:
+            entry["requires_grad"] = True
+        return entry
+
+    def write(self):
+        path = os.path.join(self.dir, self.sidecar)
+        if not self.blobs:
+            if os.path.exists(path):
+                os.remove(path)
+            return None
+        header = {"__metadata__": {"format": "pt", "producer": TOOL}}
+        off = 0
+        for key, code, shape, b in self.blobs:
+            header[key] = {"dtype": code, "shape": shape, "data_offsets": [off, off + len(b)]}
+            off += len(b)
+        hj = json.dumps(header, separators=(",", ":")).encode("utf-8")
+        hj += b" " * ((8 - len(hj) % 8) % 8)
+        with open(path, "wb") as f:
+            f.write(len(hj).to_bytes(8, "little"))
+            f.write(hj)
+            for _, _, _, b in self.blobs:
+                f.write(b)
+        return path
+
+
+# ---------------------------------------------------------------------------------------------
+# stack traces
+
+_FRAME_RE = re.compile(r'^\s*File "(.*)", line (\d+), in (.*)$')
+
+
+def parse_stack(text, user_files, innermost_first):
+    """Parse a Python traceback text into FRAMEs (outermost first), keeping user frames only."""
+    if not text:
+        return []
+    frames = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        m = _FRAME_RE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        code = ""
+        if i + 1 < len(lines) and not _FRAME_RE.match(lines[i + 1]):
+            code = lines[i + 1].strip()
+            i += 1
+        frames.append((m.group(1), int(m.group(2)), m.group(3), code))
+        i += 1
+    if innermost_first:
+        frames.reverse()
+    out = []
+    for f, line, func, code in frames:
+        if not _is_user_file(f, user_files):
+            continue
+        out.append({"file": os.path.basename(f), "line": line, "func": func, "code": code})
+    return out
+
+
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+_THIS_FILE = os.path.abspath(__file__)
+
+
+def _is_user_file(path, user_files):
+    ap = os.path.abspath(path)
+    if user_files:
+        return ap in user_files or os.path.realpath(ap) in user_files
+    if ap.startswith(_TORCH_DIR) or ap == _THIS_FILE or path.startswith("<"):
+        return False
+    return "site-packages" not in ap and "dist-packages" not in ap and "/lib/python" not in ap
+
+
+def frame_at(fn, pattern):
+    """A FRAME for the first line of fn's source containing `pattern` (used for break stacks)."""
+    lines, start = inspect.getsourcelines(fn)
+    for i, l in enumerate(lines):
+        if pattern in l:
+            return {"file": os.path.basename(inspect.getsourcefile(fn)), "line": start + i,
+                    "func": fn.__name__, "code": l.strip()}
+    raise ValueError("pattern %r not found in %s" % (pattern, fn.__name__))
+
+
+def _source_file_of(obj):
+    try:
+        target = obj if not isinstance(obj, torch.nn.Module) else type(obj)
+        return os.path.abspath(inspect.getsourcefile(target))
+    except (TypeError, OSError):
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# capture + meta
+
+
+class _Proxy(torch.fx.Proxy):
+    """torch.fx.Proxy whose tuple unpacking (`a, b = proxy`) also works on Python 3.11+:
+    torch 1.13 indexes the instruction list by f_lasti // 2, which CACHE entries break."""
+
+    def __iter__(self):
+        import dis
+        calling_frame = inspect.currentframe().f_back
+        inst = None
+        for i in dis.get_instructions(calling_frame.f_code):
+            if i.offset == calling_frame.f_lasti:
+                inst = i
+                break
+        if inst is not None and inst.opname == "UNPACK_SEQUENCE":
+            return (self[i] for i in range(inst.argval))
+        return self.tracer.iter(self)
+
+
+class _StackTracer(torch.fx.Tracer):
+    record_stack_traces = True
+    proxy_buffer_attributes = True  # self.mask[...] becomes a get_attr node, not a constant
+
+    def proxy(self, node):
+        return _Proxy(node, self)
+
+
+def fx_capture(model_or_fn):
+    tracer = _StackTracer()
+    graph = tracer.trace(model_or_fn)
+    root = model_or_fn if isinstance(model_or_fn, torch.nn.Module) else torch.nn.Module()
+    name = type(root).__name__ if isinstance(model_or_fn, torch.nn.Module) else model_or_fn.__name__
+    return torch.fx.GraphModule(tracer.root, graph, name)
+
+
+class _RecordingShapeProp(ShapeProp):
+    def __init__(self, gm):
+        super().__init__(gm)
+        self.values = {}
+
+    def run_node(self, n):
+        result = super().run_node(n)
+        self.values[n.name] = result
+        return result
+
+
+def _tensor_meta(t):
+    return {"dtype": dtype_name(t.dtype), "shape": [int(s) for s in t.shape],
+            "stride": [int(s) for s in t.stride()], "requires_grad": bool(t.requires_grad)}
+
+
+def value_meta(v):
+    """meta fields for a node's value: tensor meta, meta.value, or meta.items for tuples/lists
+    holding tensors (each item a tensor meta or {"value": ...})."""
+    if isinstance(v, torch.Tensor):
+        return _tensor_meta(v)
+    if isinstance(v, (tuple, list)) and any(isinstance(x, torch.Tensor) for x in _flatten(v)):
+        return {"items": [value_meta(x) if isinstance(x, (torch.Tensor, tuple, list))
+                          else {"value": encode_value(x)} for x in v]}
+    try:
+        return {"value": encode_value(v)}
+    except EncodeError:
+        return {}
+
+
+def _flatten(v):
+    if isinstance(v, (tuple, list)):
+        for x in v:
+            yield from _flatten(x)
+    elif isinstance(v, dict):
+        for x in v.values():
+            yield from _flatten(x)
+    else:
+        yield v
+
+
+def _get_path(root, path):
+    obj = root
+    for p in path.split("."):
+        obj = getattr(obj, p)
+    return obj
+
+
+# ---------------------------------------------------------------------------------------------
+# expected + timing
+
+
+def _clone_inputs(inputs):
+    out = []
+    for x in inputs:
+        if isinstance(x, torch.Tensor):
+            c = x.detach().clone()
+            c.requires_grad_(x.requires_grad)
+            out.append(c)
+        else:
+            out.append(x)
+    return tuple(out)
+
+
+def _flat_outputs(res):
+    return [x for x in _flatten(res)]
+
+
+def _loss(outs):
+    terms = [(o * torch.ones_like(o)).sum() for o in outs
+             if isinstance(o, torch.Tensor) and o.is_floating_point() and o.requires_grad]
+    if not terms:
+        return None
+    return sum(terms[1:], terms[0])
+
+
+def compute_expected(fn, inputs, grad_params, input_names):
+    """Eager outputs, and grads of sum(out_i * ones) w.r.t. grad_params {qualname: Parameter}
+    and every input requiring grad (keyed by input_names[i])."""
+    ins = _clone_inputs(inputs)
+    any_grad = bool(grad_params) or any(isinstance(x, torch.Tensor) and x.requires_grad for x in ins)
+    with torch.set_grad_enabled(any_grad):
+        res = fn(*ins)
+    outs = _flat_outputs(res)
+    grads = {}
+    if any_grad:
+        targets = list(grad_params.items()) + [
+            (input_names[i], x) for i, x in enumerate(ins)
+            if isinstance(x, torch.Tensor) and x.requires_grad]
+        loss = _loss(outs)
+        if loss is not None and targets:
+            gs = torch.autograd.grad(loss, [t for _, t in targets], allow_unused=True)
+            for (k, t), g in zip(targets, gs):
+                grads[k] = g if g is not None else torch.zeros_like(t)
+        else:
+            any_grad = False
+    return outs, grads, any_grad
+
+
+def measure(fn, inputs, runs, want_backward, warmup=3):
+    prev = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        fwd, bwd = [], []
+        for i in range(warmup + runs):
+            ins = _clone_inputs(inputs)
+            with torch.set_grad_enabled(want_backward):
+                t0 = time.perf_counter()
+                res = fn(*ins)
+                t1 = time.perf_counter()
+            if i >= warmup:
+                fwd.append((t1 - t0) * 1e3)
+        if want_backward:
+            for i in range(warmup + runs):
+                ins = _clone_inputs(inputs)
+                loss = _loss(_flat_outputs(fn(*ins)))
+                if loss is None:
+                    break
+                t0 = time.perf_counter()
+                loss.backward()
+                t1 = time.perf_counter()
+                if i >= warmup:
+                    bwd.append((t1 - t0) * 1e3)
+        timing = {"device": "cpu", "threads": 2, "runs": runs,
+                  "eager_forward_ms": round(statistics.median(fwd), 4)}
+        if bwd:
+            timing["eager_backward_ms"] = round(statistics.median(bwd), 4)
+        return timing
+    finally:
+        torch.set_num_threads(prev)
+
+
+# ---------------------------------------------------------------------------------------------
+# graph export
+
+
+def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensors, *, train,
+                 user_files, innermost_first, runs, stack_from_meta=False):
+    """Export one GraphModule. fn is the eager callable whose results become `expected`
+    (the original model/function piece). Tensors for placeholders go into graph_tensors,
+    parameters/buffers into top_tensors."""
+    # buffers (BatchNorm running stats in train mode) change on every forward: export and
+    # compute `expected` from their values before any run, and leave the model as it was
+    buffers = dict(gm.named_buffers())
+    snapshot = {k: b.detach().clone() for k, b in buffers.items()}
+
+    def restore_buffers():
+        with torch.no_grad():
+            for k, b in buffers.items():
+                b.copy_(snapshot[k])
+
+    sp = _RecordingShapeProp(gm)
+    sp.propagate(*example_inputs)
+    values = sp.values
+    restore_buffers()
+
+    nodes = []
+    placeholders = []
+    grad_params = {}  # qualified name -> tensor (for expected grads)
+
+    def add_param(qual, t):
+        is_param = isinstance(t, torch.nn.Parameter)
+        rg = bool(train and is_param and t.requires_grad)
+        if qual not in top_tensors:
+            top_tensors[qual] = store.tensor(snapshot.get(qual, t), qual, requires_grad=rg)
+        if rg:
+            grad_params[qual] = t
+
+    ph_index = 0
+    for n in gm.graph.nodes:
+        e = {"name": n.name, "op": n.op, "target": target_name(n)}
+        if n.op == "output":
+            e["target"] = "output"
+        list_matters = n.op == "call_function" and n.target in (operator.getitem, operator.setitem)
+        args = []
+        for i, a in enumerate(n.args):
+            args.append(encode_arg(a, list_matters=(list_matters and i == 1)))
+        e["args"] = args
+        e["kwargs"] = {k: encode_arg(v) for k, v in n.kwargs.items()}
+        meta = {}
+        if n.op != "output":
+            meta.update(value_meta(values.get(n.name)))
+        if n.op == "placeholder":
+            x = example_inputs[ph_index]
+            ph_index += 1
+            placeholders.append(str(n.target))
+            if isinstance(x, torch.Tensor):
+                graph_tensors[str(n.target)] = store.tensor(x, gname + "/" + str(n.target)
+                                                             if graph_tensors is not top_tensors
+                                                             else str(n.target))
+        elif n.op == "get_attr":
+            t = _get_path(gm, n.target)
+            if isinstance(t, torch.Tensor):
+                add_param(str(n.target), t)
+        elif n.op == "call_module":
+            m = gm.get_submodule(n.target)
+            params = {}
+            for pn, p in list(m.named_parameters(recurse=False)) + list(m.named_buffers(recurse=False)):
+                if p is None:
+                    continue
+                qual = n.target + "." + pn
+                params[pn] = qual
+                add_param(qual, p)
+            e["module"] = {"type": module_type_name(m), "attrs": module_attrs(m), "params": params}
+        st = n.meta.get("stack_trace") if stack_from_meta else getattr(n, "stack_trace", None)
+        if n.op not in ("placeholder", "output"):
+            stack = parse_stack(st, user_files, innermost_first)
+            if stack:
+                meta["stack"] = stack
+        if meta:
+            e["meta"] = meta
+        nodes.append(e)
+
+    graph = {"name": gname, "nodes": nodes}
+
+    outs, grads, any_grad = compute_expected(fn, example_inputs, grad_params, placeholders)
+    restore_buffers()
+    expected = {"outputs": [store.tensor(_as_tensor(o), "%s/expected/outputs/%d" % (gname, i))
+                            for i, o in enumerate(outs)]}
+    if any_grad:
+        expected["grad_outputs"] = "ones"
+        expected["grads"] = {k: store.tensor(g, "%s/expected/grads/%s" % (gname, k))
+                             for k, g in grads.items()}
+    graph["expected"] = expected
+    if runs:
+        graph["timing"] = measure(fn, example_inputs, runs, any_grad)
+        restore_buffers()
+    return graph
+
+
+def _as_tensor(v):
+    """An expected output as a TENSOR value: Python scalars returned by the model become 0-d
+    tensors (bool -> bool, int -> int64, float -> float64) so outputs stay aligned with the
+    output node."""
+    if isinstance(v, torch.Tensor):
+        return v
+    if isinstance(v, bool):
+        return torch.tensor(v, dtype=torch.bool)
+    if isinstance(v, int):
+        return torch.tensor(v, dtype=torch.int64)
+    if isinstance(v, float):
+        return torch.tensor(v, dtype=torch.float64)
+    raise EncodeError("output value %r of type %s is not a tensor or a Python scalar"
+                      % (v, type(v).__name__))
+
+
+def _prepare(model, train):
+    """Put a module in train/eval mode; in inference mode switch requires_grad off on its
+    parameters. Returns a restore callback."""
+    if not isinstance(model, torch.nn.Module):
+        return lambda: None
+    was_training = model.training
+    flags = [(p, p.requires_grad) for p in model.parameters()]
+    model.train(bool(train))
+    if not train:
+        for p, _ in flags:
+            p.requires_grad_(False)
+
+    def restore():
+        model.train(was_training)
+        for p, f in flags:
+            p.requires_grad_(f)
+    return restore
+
+
+def _normalize_break(b):
+    """break_reason_or_None -> {"reason", "stack"} or None. Accepts a string, a dict with
+    reason/stack, or a (reason, [FRAME, ...]) pair."""
+    if b is None:
+        return None
+    if isinstance(b, str):
+        return {"reason": b, "stack": []}
+    if isinstance(b, dict):
+        return {"reason": str(b.get("reason", "")), "stack": list(b.get("stack", []))}
+    reason, stack = b
+    return {"reason": str(reason), "stack": list(stack)}
+
+
+def _collect_sources(model_or_fn, sources, pieces):
+    files = []
+    if sources:
+        files = [os.path.abspath(s) for s in sources]
+    else:
+        for obj in [model_or_fn] + [p[0] for p in pieces]:
+            f = _source_file_of(obj) if obj is not None else None
+            if f and f not in files:
+                files.append(f)
+    user_files = set(files) | {os.path.realpath(f) for f in files}
+    src = []
+    for f in files:
+        try:
+            with open(f, encoding="utf-8") as fh:
+                src.append({"file": os.path.basename(f), "text": fh.read()})
+        except OSError:
+            pass
+    return src, user_files
+
+
+def _write_json(trace, out_path):
+    text = json.dumps(trace, indent=1, allow_nan=False)
+    with open(out_path, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.write("\n")
+
+
+def export(model_or_fn, example_inputs, name, out_path, *, train=False, graph_breaks=None,
+           sources=None, inline_limit_bytes=4096, runs=20, method="fx"):
+    """Export model_or_fn on example_inputs as a gcdbg trace at out_path.
+
+    graph_breaks: optional list of (fn, example_inputs, break_reason_or_None) pieces, each traced
+      as one graph in order, to emulate the graphs Dynamo would produce on PyTorch 1.13.
+      break_reason_or_None is a string, {"reason", "stack"} or (reason, [FRAME...]); every graph
+      but the last gets a `break`.
+    method: "fx" (torch.fx.symbolic_trace) or "dynamo" (PyTorch 2.x only; untested here).
+    Returns the trace dict (as written)."""
+    example_inputs = tuple(example_inputs)
+    if method == "dynamo":
+        return export_dynamo(model_or_fn, example_inputs, name, out_path, train=train,
+                             sources=sources, inline_limit_bytes=inline_limit_bytes, runs=runs)
+    if method != "fx":
+        raise ValueError("unknown method %r (want 'fx' or 'dynamo')" % method)
+
+    pieces = list(graph_breaks) if graph_breaks else [(model_or_fn, example_inputs, None)]
+    src, user_files = _collect_sources(model_or_fn, sources, pieces)
+    store = TensorStore(out_path, name, inline_limit_bytes)
+    top_tensors = {}
+    graphs = []
+    multi = len(pieces) > 1
+    for i, (fn, ins, brk) in enumerate(pieces):
+        ins = tuple(ins)
+        restore = _prepare(fn, train)
+        try:
+            gm = fx_capture(fn)
+            graph_tensors = {} if multi else top_tensors
+            g = export_graph(gm, fn, ins, "g%d" % i, store, top_tensors, graph_tensors,
+                             train=train, user_files=user_files, innermost_first=True, runs=runs)
+        finally:
+            restore()
+        if multi:
+            g["tensors"] = graph_tensors
+            # keep the documented key order: tensors after guards/break, before expected
+            g = _order_graph(g)
+        if i < len(pieces) - 1:
+            b = _normalize_break(brk)
+            if b is not None:
+                g["break"] = b
+                g = _order_graph(g)
+        graphs.append(g)
+
+    trace = {
+        "format": "gcdbg.trace",
+        "version": 1,
+        "name": name,
+        "producer": {"tool": TOOL, "torch": torch.__version__, "method": "fx.symbolic_trace"},
+        "sources": src,
+        "graphs": graphs,
+        "tensors": top_tensors,
+    }
+    store.write()
+    _write_json(trace, out_path)
+    return trace
+
+
+_GRAPH_KEYS = ["name", "nodes", "break", "guards", "tensors", "expected", "timing"]
+
+
+def _order_graph(g):
+    out = {k: g[k] for k in _GRAPH_KEYS if k in g}
+    out.update({k: v for k, v in g.items() if k not in out})
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# PyTorch 2.x: Dynamo path (UNTESTED in this repository: only torch 1.13 is installed here)
+
+
+def _guard_json(g):
+    """GUARD from a torch._guards.Guard: kind = create_fn name upper-cased (TENSOR_MATCH, ...),
+    source = guard.name (e.g. L['x']), text = the guard's code_list when recorded, else str()."""
+    kind = getattr(g, "create_fn_name", None)
+    if callable(kind):  # a method on torch 2.x Guard
+        try:
+            kind = kind()
+        except Exception:
+            kind = None
+    if not kind:
+        fn = getattr(g, "create_fn", None)
+        fn = getattr(fn, "func", fn)  # functools.partial
+        kind = getattr(fn, "__name__", None) or str(fn)
+    code = getattr(g, "code_list", None)
+    text = "; ".join(str(c) for c in code) if code else str(g)
+    return {"kind": str(kind).upper(), "source": str(getattr(g, "name", "")), "text": text}
+
+
+def _explain(model, inputs):
+    """(break reasons [{"reason","stack"}], guards [GUARD]) from torch._dynamo.explain, across
+    the 2.0 (tuple) and 2.1+ (ExplainOutput) APIs. Failures give empty lists."""
+    import torch._dynamo as dynamo
+    reasons, guards = [], []
+    try:
+        dynamo.reset()
+        try:
+            out = dynamo.explain(model)(*inputs)  # 2.1+: returns ExplainOutput
+            brs = getattr(out, "break_reasons", None) or []
+            gds = getattr(out, "out_guards", None) or []
+        except Exception:
+            dynamo.reset()
+            res = dynamo.explain(model, *inputs)  # 2.0: a tuple
+            if isinstance(res, tuple):
+                gds, brs = res[1], res[4]
+            else:
+                brs = getattr(res, "break_reasons", None) or []
+                gds = getattr(res, "out_guards", None) or []
+        for br in brs:
+            stack = []
+            for fs in getattr(br, "user_stack", None) or []:
+                stack.append({"file": os.path.basename(fs.filename), "line": int(fs.lineno),
+                              "func": fs.name, "code": (fs.line or "").strip()})
+            reasons.append({"reason": str(getattr(br, "reason", br)), "stack": stack})
+        guards = [_guard_json(g) for g in gds]
+    except Exception as ex:  # explain is best-effort
+        print("gcdbg-export: torch._dynamo.explain failed: %s" % ex, file=sys.stderr)
+    finally:
+        dynamo.reset()
+    return reasons, guards
+
+
+def export_dynamo(model, example_inputs, name, out_path, *, train=False, sources=None,
+                  inline_limit_bytes=4096, runs=20):
+    if not hasattr(torch, "compile"):
+        raise RuntimeError("method='dynamo' needs PyTorch 2.x (torch.compile); this is torch %s"
+                           % torch.__version__)
+    import torch._dynamo as dynamo
+
+    restore = _prepare(model, train)
+    try:
+        captured = []  # [gm, real inputs or None]
+
+        def gcdbg_backend(gm, backend_inputs):
+            rec = [gm, None]
+            captured.append(rec)
+
+            def run(*args):
+                if rec[1] is None:  # the real tensors of the first call (not fake ones)
+                    rec[1] = _clone_inputs(args)
+                return gm.forward(*args)
+            return run
+
+        dynamo.reset()
+        compiled = torch.compile(model, backend=gcdbg_backend)
+        with torch.set_grad_enabled(True):
+            compiled(*_clone_inputs(example_inputs))
+        dynamo.reset()
+        reasons, guards = _explain(model, _clone_inputs(example_inputs))
+
+        src, user_files = _collect_sources(model, sources, [])
+        store = TensorStore(out_path, name, inline_limit_bytes)
+        top_tensors = {}
+        graphs = []
+        multi = len(captured) > 1
+        for i, (gm, ins) in enumerate(captured):
+            if ins is None:
+                raise RuntimeError("dynamo graph %d was compiled but never run" % i)
+            graph_tensors = {} if multi else top_tensors
+            # the graph's own eager result is its reference: its inputs are what Dynamo fed it
+            g = export_graph(gm, gm, ins, "g%d" % i, store, top_tensors, graph_tensors,
+                             train=train, user_files=user_files, innermost_first=False,
+                             runs=runs, stack_from_meta=True)
+            if multi:
+                g["tensors"] = graph_tensors
+            if i < len(captured) - 1 and i < len(reasons):
+                g["break"] = reasons[i]
+            if i == 0 and guards:
+                g["guards"] = guards
+            graphs.append(_order_graph(g))
+    finally:
+        restore()
+
+    trace = {
+        "format": "gcdbg.trace",
+        "version": 1,
+        "name": name,
+        "producer": {"tool": TOOL, "torch": torch.__version__, "method": "dynamo"},
+        "sources": src,
+        "graphs": graphs,
+        "tensors": top_tensors,
+    }
+    store.write()
+    _write_json(trace, out_path)
+    return trace
+
+
+# ---------------------------------------------------------------------------------------------
+# CLI
+
+
+def load_model_file(path):
+    path = os.path.abspath(path)
+    mod_name = "gcdbg_model_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = mod
+    sys.path.insert(0, os.path.dirname(path))
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.pop(0)
+    if not hasattr(mod, "make"):
+        raise SystemExit("%s: defines no make()" % path)
+    return mod
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        prog="gcdbg_export.py",
+        description="Export a PyTorch model to a gcdbg trace (format gcdbg.trace, version 1). "
+        "MODEL.py must define make() returning (model_or_fn, example_inputs), or a dict with keys "
+        "model, inputs and optionally name, train, graph_breaks, method. Module-level NAME and "
+        "TRAIN are also honoured. torch.manual_seed(SEED) is called before make().")
+    ap.add_argument("model", metavar="MODEL.py", help="Python file defining make()")
+    ap.add_argument("-o", "--out", required=True, metavar="OUT.json",
+                    help="trace to write; a sidecar <name>.safetensors is written beside it when "
+                    "some tensor is larger than --inline-limit")
+    ap.add_argument("--name", help="trace name (default: make()'s name, NAME, or OUT's stem)")
+    ap.add_argument("--train", action="store_true", default=None,
+                    help="parameters require grad; expected grads are recorded (default: make()'s "
+                    "train or TRAIN, else inference: model.eval())")
+    ap.add_argument("--method", choices=["fx", "dynamo"], default=None,
+                    help="capture with torch.fx.symbolic_trace (default) or torch.compile/Dynamo "
+                    "(PyTorch 2.x only, untested here)")
+    ap.add_argument("--inline-limit", type=int, default=4096, metavar="BYTES",
+                    help="tensors larger than this go to the safetensors sidecar (default 4096)")
+    ap.add_argument("--runs", type=int, default=20,
+                    help="timed runs for the eager medians; 0 omits timing (default 20)")
+    ap.add_argument("--seed", type=int, default=0, help="torch.manual_seed before make() (default 0)")
+    args = ap.parse_args(argv)
+
+    torch.manual_seed(args.seed)
+    mod = load_model_file(args.model)
+    made = mod.make()
+    if isinstance(made, dict):
+        cfg = dict(made)
+        model, inputs = cfg.pop("model"), cfg.pop("inputs")
+    else:
+        model, inputs = made[0], made[1]
+        cfg = {}
+    name = args.name or cfg.get("name") or getattr(mod, "NAME", None) or \
+        os.path.splitext(os.path.basename(args.out))[0]
+    train = args.train if args.train is not None else cfg.get("train", getattr(mod, "TRAIN", False))
+    method = args.method or cfg.get("method", "fx")
+    export(model, tuple(inputs), name, args.out, train=bool(train),
+           graph_breaks=cfg.get("graph_breaks"), sources=cfg.get("sources") or [args.model],
+           inline_limit_bytes=args.inline_limit, runs=args.runs, method=method)
+    print("wrote %s" % args.out)
+
+
+if __name__ == "__main__":
+    main()
