@@ -1,0 +1,103 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"gcdbg/ir"
+	"gcdbg/stages"
+)
+
+func cmdDump(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("dump", flag.ContinueOnError)
+	stage := fs.String("stage", "captured", "stage to print: "+strings.Join(stages.Names(), ", "))
+	graph := fs.String("graph", "", "only this graph (default: every graph)")
+	form := fs.String("form", "", "graph form: fx (graph(): %x : ...) or readable (def forward(...)); default: the stage's own")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: gcdbg dump [TRACE] [--stage NAME] [--graph NAME] [--form fx|readable]")
+		fs.PrintDefaults()
+	}
+	pos, err := parseFlags(fs, args, stderr)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		fmt.Fprintln(stderr, "gcdbg dump:", err)
+		return 2
+	}
+	st, err := stages.Lookup(*stage)
+	if err != nil {
+		fmt.Fprintln(stderr, "gcdbg dump:", err)
+		return 2
+	}
+	if *form != "" && *form != "fx" && *form != "readable" {
+		fmt.Fprintf(stderr, "gcdbg dump: --form must be fx or readable, got %q\n", *form)
+		return 2
+	}
+	path := ""
+	if len(pos) == 1 {
+		path = pos[0]
+	}
+	tr, err := loadTrace(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "gcdbg dump:", err)
+		return 2
+	}
+	units, err := stages.Run(tr, st.Name)
+	if err != nil {
+		fmt.Fprintln(stderr, "gcdbg dump:", err)
+		return 2
+	}
+	found := false
+	for _, u := range units {
+		if *graph != "" && u.Captured.Name != *graph {
+			continue
+		}
+		found = true
+		fmt.Fprintf(stdout, "# %s, graph %s, stage %s\n", tr.Name, u.Captured.Name, st.Name)
+		switch {
+		case *form == "fx" && st.Graph != nil:
+			fmt.Fprint(stdout, ir.FXGraph(st.Graph(u)))
+		case *form == "readable" && st.Graph != nil:
+			fmt.Fprint(stdout, ir.Readable(st.Graph(u)))
+		default:
+			fmt.Fprint(stdout, st.Print(u))
+		}
+		if b := u.Captured.Break; b != nil {
+			fmt.Fprintf(stdout, "# graph break: %s\n", b.Reason)
+		}
+		fmt.Fprintln(stdout)
+	}
+	if !found {
+		fmt.Fprintf(stderr, "gcdbg dump: no graph %q in %s\n", *graph, tr.Name)
+		return 2
+	}
+	return 0
+}
+
+func cmdStages(w io.Writer) int {
+	for i, st := range stages.Table {
+		fmt.Fprintf(w, "%2d  %-12s %s\n", i+1, st.Name, st.Explain)
+	}
+	return 0
+}
+
+func cmdOps(w io.Writer) int {
+	for _, d := range ir.Ops() {
+		var ps []string
+		for _, p := range d.Schema.Params {
+			s := p.Name
+			if p.Variadic {
+				s = "*" + s
+			}
+			if p.HasDefault {
+				s += "=" + ir.FormatArg(p.Default, func(n *ir.Node) string { return n.Name })
+			}
+			ps = append(ps, s)
+		}
+		fmt.Fprintf(w, "%-26s %-10s %s(%s)\n", d.Name, d.Kind, d.Schema.Name, strings.Join(ps, ", "))
+	}
+	return 0
+}

@@ -1,0 +1,57 @@
+// Command gcdbg is a debugger and visualizer for deep-learning graph
+// compilers: it loads a trace of a PyTorch model, takes it through a real
+// compiler pipeline stage by stage, and checks every result against its own
+// eager interpreter and PyTorch's reference numbers.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `gcdbg — a debugger for deep-learning graph compilers
+
+Usage:
+  gcdbg run    [TRACE] [--json]                 run the trace's graphs with gcdbg's eager interpreter
+                                                and compare every output with PyTorch's expected values
+  gcdbg dump   [TRACE] [--stage NAME] [--graph NAME] [--form fx|readable]
+                                                print one stage's artifact (default stage: captured)
+  gcdbg stages                                  list the pipeline's stages with one line each
+  gcdbg ops                                     list the canonical op set and its schemas
+  gcdbg help                                    this text
+
+TRACE is a gcdbg trace file (docs/trace-format.md; exporter/gcdbg_export.py
+makes one from a PyTorch model). With no TRACE, commands use the embedded
+example: the seed MLP (Flatten + Linear 784→512→512→10 with ReLU).
+
+Exit status of run: 0 every output matches, 1 some mismatch, 2 the input
+could not be read or run.
+`
+
+func main() {
+	os.Exit(mainArgs(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func mainArgs(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "run":
+		return cmdRun(rest, stdout, stderr)
+	case "dump":
+		return cmdDump(rest, stdout, stderr)
+	case "stages":
+		return cmdStages(stdout)
+	case "ops":
+		return cmdOps(stdout)
+	case "help", "-h", "--help", "-help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "gcdbg: unknown command %q\n\n%s", cmd, usage)
+	return 2
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"gcdbg/runner"
+)
+
+func cmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the machine-readable result (shared spec run-json.md)")
+	runs := fs.Int("runs", 5, "timed repetitions; the median is reported")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: gcdbg run [TRACE] [--json] [--runs N]")
+		fs.PrintDefaults()
+	}
+	pos, err := parseFlags(fs, args, stderr)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		fmt.Fprintln(stderr, "gcdbg run:", err)
+		return 2
+	}
+	path := ""
+	if len(pos) == 1 {
+		path = pos[0]
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, "gcdbg run:", err)
+		if *asJSON {
+			name := path
+			if name == "" {
+				name = "(embedded example)"
+			}
+			writeJSON(stdout, &runner.Result{Trace: name, Device: "cpu", Error: err.Error(), Graphs: []runner.GraphResult{}})
+		}
+		return 2
+	}
+	tr, err := loadTrace(path)
+	if err != nil {
+		return fail(err)
+	}
+	res, err := runner.Run(tr, runner.Options{Runs: *runs})
+	if err != nil {
+		return fail(err)
+	}
+	if *asJSON {
+		writeJSON(stdout, res)
+	} else {
+		printRun(stdout, tr.Path, res)
+	}
+	if !res.OK {
+		return 1
+	}
+	return 0
+}
+
+func writeJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func printRun(w io.Writer, path string, res *runner.Result) {
+	fmt.Fprintf(w, "trace %s (%s), device %s\n", res.Trace, path, res.Device)
+	for _, g := range res.Graphs {
+		fmt.Fprintf(w, "\ngraph %s", g.Name)
+		if g.Break != "" {
+			fmt.Fprintf(w, "  (graph break after it: %s)", g.Break)
+		}
+		fmt.Fprintln(w)
+		var tols []string
+		for dt, t := range g.Tolerance {
+			tols = append(tols, fmt.Sprintf("%s rtol %g atol %g", dt, t.Rtol, t.Atol))
+		}
+		if len(tols) > 0 {
+			fmt.Fprintf(w, "  tolerances: %s\n", strings.Join(tols, "; "))
+		}
+		for _, o := range g.Outputs {
+			fmt.Fprintf(w, "  output %d %s%v  ", o.Index, o.DType, o.Shape)
+			if c := o.VsExpected; c != nil {
+				verdict := "match"
+				if !c.Match {
+					verdict = "MISMATCH"
+					if c.Why != "" {
+						verdict += " (" + c.Why + ")"
+					}
+				}
+				fmt.Fprintf(w, "eager vs PyTorch: max abs err %.3g, max rel err %.3g  %s\n", c.MaxAbsErr, c.MaxRelErr, verdict)
+			} else {
+				fmt.Fprintln(w, "no PyTorch reference in the trace (eager result only)")
+			}
+		}
+		fmt.Fprintf(w, "  eager interpreter: %.3f ms median of %d (forward)", g.Timing.EagerMS, g.Timing.Runs)
+		if g.Timing.ProducerEagerMS > 0 {
+			fmt.Fprintf(w, "; PyTorch eager recorded by the producer: %.3f ms", g.Timing.ProducerEagerMS)
+		}
+		fmt.Fprintln(w)
+	}
+	if res.OK {
+		fmt.Fprintln(w, "\nverdict: every output matches")
+	} else {
+		fmt.Fprintln(w, "\nverdict: MISMATCH")
+	}
+}

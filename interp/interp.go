@@ -1,0 +1,129 @@
+// Package interp is gcdbg's eager reference interpreter: it runs a
+// canonical (normalized) graph node by node on the tensor library. Its
+// results are the ground truth every compiled kernel is compared with.
+package interp
+
+import (
+	"fmt"
+
+	"gcdbg/ir"
+	"gcdbg/tensor"
+)
+
+// Inputs overrides a graph's example values by placeholder or attribute
+// name (used by `run --input` and by the guard tests).
+type Inputs map[string]ir.Value
+
+// Run executes g and returns the values of its output node, flattened one
+// level (a returned tuple becomes its items). Input tensors are copied
+// first, so in-place ops in the graph never change the trace's data.
+func Run(g *ir.Graph, override Inputs) ([]ir.Value, error) {
+	env, err := Eval(g, override)
+	if err != nil {
+		return nil, err
+	}
+	out := g.OutputNode()
+	if out == nil || len(out.Args) == 0 {
+		return nil, nil
+	}
+	v := resolve(out.Args[0], env)
+	if t, ok := v.(ir.Tuple); ok {
+		return []ir.Value(t), nil
+	}
+	if l, ok := v.(ir.List); ok {
+		return []ir.Value(l), nil
+	}
+	return []ir.Value{v}, nil
+}
+
+// Eval executes g and returns every node's value.
+func Eval(g *ir.Graph, override Inputs) (map[*ir.Node]ir.Value, error) {
+	env := make(map[*ir.Node]ir.Value, len(g.Nodes))
+	for _, n := range g.Nodes {
+		v, err := evalNode(g, n, env, override)
+		if err != nil {
+			return env, fmt.Errorf("graph %q: node %q: %w", g.Name, n.Name, err)
+		}
+		env[n] = v
+	}
+	return env, nil
+}
+
+func evalNode(g *ir.Graph, n *ir.Node, env map[*ir.Node]ir.Value, override Inputs) (ir.Value, error) {
+	switch n.Op {
+	case ir.Placeholder, ir.GetAttr:
+		if v, ok := override[n.Target]; ok {
+			if t, isT := v.(*tensor.Tensor); isT {
+				return t.Clone(), nil
+			}
+			return v, nil
+		}
+		if n.Op == ir.Placeholder && n.Meta.HasValue && n.Meta.Tensor == nil {
+			return n.Meta.Value, nil
+		}
+		td := g.Tensors[n.Target]
+		if td == nil {
+			return nil, fmt.Errorf("target: %q has no tensor", n.Target)
+		}
+		return td.T.Clone(), nil
+	case ir.Output:
+		return nil, nil
+	case ir.CallFunction:
+		d := ir.Lookup(n.Target)
+		if d == nil {
+			return nil, fmt.Errorf("target: %q is not a canonical op (run the normalized graph)", n.Target)
+		}
+		bound, err := d.Schema.Bind(n.Args, n.Kwargs)
+		if err != nil {
+			return nil, err
+		}
+		vals := make([]ir.Value, len(bound))
+		for i, b := range bound {
+			vals[i] = resolve(b, env)
+		}
+		return ir.Call(d, vals)
+	}
+	return nil, fmt.Errorf("op: the interpreter runs canonical graphs; %s nodes are normalized away first", n.Op)
+}
+
+func resolve(a ir.Arg, env map[*ir.Node]ir.Value) ir.Value {
+	switch v := a.(type) {
+	case *ir.Node:
+		return env[v]
+	case ir.Tuple:
+		out := make(ir.Tuple, len(v))
+		for i, x := range v {
+			out[i] = resolve(x, env)
+		}
+		return out
+	case ir.List:
+		out := make(ir.List, len(v))
+		for i, x := range v {
+			out[i] = resolve(x, env)
+		}
+		return out
+	case ir.Slice:
+		return ir.Slice{Start: resolve(v.Start, env), Stop: resolve(v.Stop, env), Step: resolve(v.Step, env)}
+	}
+	return a
+}
+
+// AsTensor turns an output value into a tensor: Python numbers and bools
+// become 0-dim tensors (the exporter stores them that way in expected).
+func AsTensor(v ir.Value) (*tensor.Tensor, error) {
+	switch x := v.(type) {
+	case *tensor.Tensor:
+		return x, nil
+	case int64:
+		return tensor.FromInts(tensor.Int64, nil, []int64{x}), nil
+	case bool:
+		b := int64(0)
+		if x {
+			b = 1
+		}
+		return tensor.FromInts(tensor.Bool, nil, []int64{b}), nil
+	case float64:
+		return tensor.FromFloats(tensor.Float64, nil, []float64{x}), nil
+	}
+	return nil, fmt.Errorf("output is %T, not a tensor", v)
+}
