@@ -493,57 +493,45 @@ func binaryOp(op string, a, b *Tensor, alpha float64) (*Tensor, error) {
 		out = Bool
 	}
 	if ct.IsFloat() {
+		f, ok := floatBin[op]
+		if !ok {
+			return nil, fmt.Errorf("unknown binary op %q", op)
+		}
 		x, _ := loadF(a, shape, ct)
 		y, _ := loadF(b, shape, ct)
-		al := Round(ct, alpha)
-		for i := range x {
-			p, q := x[i], y[i]
-			var r float64
-			switch op {
-			case "add":
-				if alpha != 1 {
-					q = Round(ct, q*al)
-				}
-				r = p + q
-			case "sub":
-				if alpha != 1 {
-					q = Round(ct, q*al)
-				}
-				r = p - q
-			case "mul":
-				r = p * q
-			case "div":
-				r = p / q
-			case "floor_divide":
-				r = floorDivF(p, q)
-			case "remainder":
-				r = remF(p, q)
-			case "pow":
-				r = math.Pow(p, q)
-			case "maximum":
-				r = math.Max(p, q)
-			case "minimum":
-				r = math.Min(p, q)
-			case "atan2":
-				r = math.Atan2(p, q)
-			case "eq":
-				r = b2f(p == q)
-			case "ne":
-				r = b2f(p != q)
-			case "lt":
-				r = b2f(p < q)
-			case "le":
-				r = b2f(p <= q)
-			case "gt":
-				r = b2f(p > q)
-			case "ge":
-				r = b2f(p >= q)
-			default:
-				return nil, fmt.Errorf("unknown binary op %q", op)
+		if alpha != 1 && (op == "add" || op == "sub") {
+			al := Round(ct, alpha)
+			for i, q := range y {
+				y[i] = Round(ct, q*al)
 			}
-			x[i] = r
+		}
+		switch op { // the hot ones get their own loops
+		case "add":
+			for i, q := range y {
+				x[i] += q
+			}
+		case "sub":
+			for i, q := range y {
+				x[i] -= q
+			}
+		case "mul":
+			for i, q := range y {
+				x[i] *= q
+			}
+		case "div":
+			for i, q := range y {
+				x[i] /= q
+			}
+		default:
+			for i, q := range y {
+				x[i] = f(x[i], q)
+			}
 		}
 		return fromF(out, shape, x), nil
+	}
+	f, ok := intBin[op]
+	if !ok {
+		return nil, fmt.Errorf("unknown binary op %q", op)
 	}
 	x, _ := loadI(a, shape, ct)
 	y, _ := loadI(b, shape, ct)
@@ -552,57 +540,69 @@ func binaryOp(op string, a, b *Tensor, alpha float64) (*Tensor, error) {
 			return nil, fmt.Errorf("Integers to negative integer powers are not allowed.")
 		}
 	}
-	ai := int64(alpha)
-	if (op == "add" || op == "sub") && float64(ai) != alpha {
-		return nil, fmt.Errorf("For integral input tensors, argument alpha must not be a floating point number.")
+	if op == "add" || op == "sub" {
+		ai := int64(alpha)
+		if float64(ai) != alpha {
+			return nil, fmt.Errorf("For integral input tensors, argument alpha must not be a floating point number.")
+		}
+		if ai != 1 {
+			for i := range y {
+				y[i] *= ai
+			}
+		}
 	}
-	for i := range x {
-		p, q := x[i], y[i]
-		var r int64
-		switch op {
-		case "add":
-			r = p + q*ai
-		case "sub":
-			r = p - q*ai
-		case "mul":
-			r = p * q
-		case "floor_divide":
+	if op == "floor_divide" || op == "remainder" {
+		for _, q := range y {
 			if q == 0 {
 				return nil, fmt.Errorf("ZeroDivisionError")
 			}
-			r = floorDivI(p, q)
-		case "remainder":
-			if q == 0 {
-				return nil, fmt.Errorf("ZeroDivisionError")
-			}
-			r = p - floorDivI(p, q)*q
-		case "pow":
-			r = powI(p, q)
-		case "maximum":
-			r = max(p, q)
-		case "minimum":
-			r = min(p, q)
-		case "eq":
-			r = b2i(p == q)
-		case "ne":
-			r = b2i(p != q)
-		case "lt":
-			r = b2i(p < q)
-		case "le":
-			r = b2i(p <= q)
-		case "gt":
-			r = b2i(p > q)
-		case "ge":
-			r = b2i(p >= q)
-		default:
-			return nil, fmt.Errorf("unknown binary op %q", op)
 		}
-		if ct == Bool && !isCompare(op) {
-			r = b2i(r != 0)
+	}
+	for i, q := range y {
+		x[i] = f(x[i], q)
+	}
+	if ct == Bool && !isCompare(op) {
+		for i, r := range x {
+			x[i] = b2i(r != 0)
 		}
-		x[i] = r
 	}
 	return fromI(out, shape, x), nil
+}
+
+var floatBin = map[string]func(p, q float64) float64{
+	"add":          func(p, q float64) float64 { return p + q },
+	"sub":          func(p, q float64) float64 { return p - q },
+	"mul":          func(p, q float64) float64 { return p * q },
+	"div":          func(p, q float64) float64 { return p / q },
+	"floor_divide": floorDivF,
+	"remainder":    remF,
+	"pow":          math.Pow,
+	"maximum":      math.Max,
+	"minimum":      math.Min,
+	"atan2":        math.Atan2,
+	"eq":           func(p, q float64) float64 { return b2f(p == q) },
+	"ne":           func(p, q float64) float64 { return b2f(p != q) },
+	"lt":           func(p, q float64) float64 { return b2f(p < q) },
+	"le":           func(p, q float64) float64 { return b2f(p <= q) },
+	"gt":           func(p, q float64) float64 { return b2f(p > q) },
+	"ge":           func(p, q float64) float64 { return b2f(p >= q) },
+}
+
+var intBin = map[string]func(p, q int64) int64{
+	"add":          func(p, q int64) int64 { return p + q },
+	"sub":          func(p, q int64) int64 { return p - q },
+	"mul":          func(p, q int64) int64 { return p * q },
+	"floor_divide": floorDivI,
+	"remainder":    func(p, q int64) int64 { return p - floorDivI(p, q)*q },
+	"pow":          powI,
+	"maximum":      func(p, q int64) int64 { return max(p, q) },
+	"minimum":      func(p, q int64) int64 { return min(p, q) },
+	"eq":           func(p, q int64) int64 { return b2i(p == q) },
+	"ne":           func(p, q int64) int64 { return b2i(p != q) },
+	"lt":           func(p, q int64) int64 { return b2i(p < q) },
+	"le":           func(p, q int64) int64 { return b2i(p <= q) },
+	"gt":           func(p, q int64) int64 { return b2i(p > q) },
+	"ge":           func(p, q int64) int64 { return b2i(p >= q) },
 }
 
 func floorDivI(p, q int64) int64 {

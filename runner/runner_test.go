@@ -1,0 +1,66 @@
+package runner
+
+import (
+	"path/filepath"
+	"testing"
+
+	"gcdbg/trace"
+)
+
+// Every fixture, exported from real PyTorch, must match PyTorch's expected
+// outputs under gcdbg's eager interpreter (float32: rtol 1e-4, atol 1e-5).
+func TestFixturesMatchPyTorch(t *testing.T) {
+	paths, _ := filepath.Glob("../fixtures/*.json")
+	zoo, _ := filepath.Glob("../stages/testdata/*.json")
+	paths = append(paths, zoo...)
+	if len(paths) < 10 {
+		t.Fatalf("found only %d fixture traces", len(paths))
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			tr, err := trace.Load(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Run(tr, Options{Runs: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.OK {
+				t.Fatalf("mismatch: %+v", res.Graphs)
+			}
+			n := 0
+			for _, g := range res.Graphs {
+				for _, o := range g.Outputs {
+					if o.VsExpected == nil {
+						t.Errorf("graph %s output %d has no PyTorch comparison", g.Name, o.Index)
+					}
+					n++
+				}
+			}
+			if n == 0 {
+				t.Fatal("no outputs compared")
+			}
+		})
+	}
+}
+
+// A wrong reference must be caught: the comparison is not a rubber stamp.
+func TestPerturbedExpectedIsAMismatch(t *testing.T) {
+	tr, err := trace.Load("../fixtures/mlp.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tr.Graphs[0].Expected.Outputs[0]
+	want.SetFlat(3, want.Flat(3)+1e-3)
+	res, err := Run(tr, Options{Runs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK || res.Graphs[0].Outputs[0].VsExpected.Match {
+		t.Fatalf("a perturbed expected output still matched: %+v", res.Graphs[0].Outputs[0])
+	}
+	if e := res.Graphs[0].Outputs[0].VsExpected.MaxAbsErr; e < 9e-4 {
+		t.Fatalf("max abs err %g, want about 1e-3", e)
+	}
+}
