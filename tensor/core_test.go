@@ -378,4 +378,3 @@ func TestCorePyTorchCases(t *testing.T) {
 	}
 	t.Logf("%d/%d PyTorch reference cases pass", pass, len(cases))
 }
-

@@ -37,6 +37,39 @@ func positions(t *Tensor) []int {
 	return pos
 }
 
+// walk calls f(i, pos) for every element of t in row-major order, with an
+// inner loop over the last dim (no allocation per element).
+func walk(t *Tensor, f func(i, p int)) {
+	n := t.Numel()
+	if n == 0 {
+		return
+	}
+	nd := len(t.Shape)
+	if nd == 0 {
+		f(0, t.Offset)
+		return
+	}
+	inner, is := t.Shape[nd-1], t.Strides[nd-1]
+	idx := make([]int, nd)
+	p := t.Offset
+	for i := 0; i < n; i += inner {
+		q := p
+		for j := 0; j < inner; j++ {
+			f(i+j, q)
+			q += is
+		}
+		for d := nd - 2; d >= 0; d-- {
+			idx[d]++
+			p += t.Strides[d]
+			if idx[d] < t.Shape[d] {
+				break
+			}
+			p -= idx[d] * t.Strides[d]
+			idx[d] = 0
+		}
+	}
+}
+
 // loadF reads t (broadcast to shape when shape is non-nil) in row-major
 // order as float64, each value rounded to dtype ct.
 func loadF(t *Tensor, shape []int, ct DType) ([]float64, error) {
@@ -51,17 +84,12 @@ func loadF(t *Tensor, shape []int, ct DType) ([]float64, error) {
 	out := make([]float64, n)
 	if t.S.F != nil && t.IsContiguous() {
 		copy(out, t.S.F[t.Offset:t.Offset+n])
+	} else if t.S.F != nil {
+		src := t.S.F
+		walk(t, func(i, p int) { out[i] = src[p] })
 	} else {
-		pos := positions(t)
-		if t.S.F != nil {
-			for i, p := range pos {
-				out[i] = t.S.F[p]
-			}
-		} else {
-			for i, p := range pos {
-				out[i] = float64(t.S.I[p])
-			}
-		}
+		src := t.S.I
+		walk(t, func(i, p int) { out[i] = float64(src[p]) })
 	}
 	if ct != t.DType && ct != Float64 {
 		for i, v := range out {
@@ -85,17 +113,12 @@ func loadI(t *Tensor, shape []int, ct DType) ([]int64, error) {
 	out := make([]int64, n)
 	if t.S.I != nil && t.IsContiguous() {
 		copy(out, t.S.I[t.Offset:t.Offset+n])
+	} else if t.S.I != nil {
+		src := t.S.I
+		walk(t, func(i, p int) { out[i] = src[p] })
 	} else {
-		pos := positions(t)
-		if t.S.I != nil {
-			for i, p := range pos {
-				out[i] = t.S.I[p]
-			}
-		} else {
-			for i, p := range pos {
-				out[i] = int64(t.S.F[p])
-			}
-		}
+		src := t.S.F
+		walk(t, func(i, p int) { out[i] = int64(src[p]) })
 	}
 	if ct != t.DType && ct != Int64 {
 		for i, v := range out {

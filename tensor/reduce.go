@@ -198,7 +198,9 @@ func Reduce(op string, x *Tensor, dims []int, keepdim bool) (*Tensor, error) {
 }
 
 // Sum is Reduce("sum", ...).
-func Sum(x *Tensor, dims []int, keepdim bool) (*Tensor, error) { return Reduce("sum", x, dims, keepdim) }
+func Sum(x *Tensor, dims []int, keepdim bool) (*Tensor, error) {
+	return Reduce("sum", x, dims, keepdim)
+}
 
 // Mean is Reduce("mean", ...).
 func Mean(x *Tensor, dims []int, keepdim bool) (*Tensor, error) {

@@ -1,0 +1,34 @@
+# gcdbg — build, test, fixtures, benchmarks.
+GO ?= go
+PY ?= /usr/bin/python3
+FUZZTIME ?= 60s
+
+.PHONY: build test fixtures bench fuzz vet explore
+
+build:
+	$(GO) build -o bin/gcdbg ./cmd/gcdbg
+
+# The test command CI runs (README.md names it).
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+# Regenerate fixtures/*.json from fixtures/models/*.py with PyTorch (needs
+# python3-torch for /usr/bin/python3), plus the op zoos the stage tests use.
+fixtures:
+	PY=$(PY) bash fixtures/regen.sh
+	for m in zoo_modules zoo_functions; do \
+	  $(PY) exporter/gcdbg_export.py stages/testdata/models/$$m.py -o stages/testdata/$$m.json --seed 0 --runs 0 || exit 1; \
+	done
+
+bench:
+	$(GO) test -run XXX -bench . -benchtime 20x ./...
+
+# Each fuzz target for FUZZTIME (go test -fuzz takes one target at a time).
+fuzz:
+	$(GO) test ./trace -run XXX -fuzz '^FuzzParseTrace$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./trace -run XXX -fuzz '^FuzzParseSafetensors$$' -fuzztime $(FUZZTIME)
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l .)" || (gofmt -l .; exit 1)
