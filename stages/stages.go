@@ -18,9 +18,59 @@ import (
 type Unit struct {
 	Trace    *trace.Trace
 	Captured *ir.Graph // the graph as the producer captured it
+	// Guards are the checks a compiled artifact of this graph needs to hold
+	// before it may be reused: derived by gcdbg, beside the producer's own.
+	Guards *GuardSet
 	// Normalized is Captured rewritten to the canonical torch-level op set:
 	// modules become functional calls, aliases collapse, args bound to schemas.
 	Normalized *ir.Graph
+	// Functional has no mutation: in-place ops and mutation through views
+	// become out-of-place ops; input mutations are written back at the end.
+	Functional *ir.Graph
+	// Decomposed uses only the core op set (ir.CoreOps).
+	Decomposed *ir.Graph
+	// Joint is the forward+backward graph (nil when nothing requires grad).
+	Joint *Joint
+	// Partition splits Joint into forward and backward graphs (min-cut);
+	// SaveAll is the save-everything partition kept for comparison.
+	Partition, SaveAll *Partition
+}
+
+// Joint is AOTAutograd's joint graph: placeholders primals_1..n (the
+// decomposed graph's placeholders, then its get_attr tensors; each keeps
+// the original Target so its value is found in Graph.Tensors) and
+// tangents_1..k (one per floating output; Target "tangents_i"); the output
+// node returns (outputs..., grads...) with one grad per entry of GradTargets.
+type Joint struct {
+	Graph       *ir.Graph
+	NumOutputs  int      // how many leading outputs are forward outputs
+	GradTargets []string // the primal Targets the trailing grads are for
+	Tangents    []string // the tangent placeholder Targets, in output order
+}
+
+// Partition is a split of the joint graph. Forward takes the primals and
+// returns (outputs..., saved...); Backward takes (saved..., tangents...)
+// and returns the grads in Joint.GradTargets order.
+type Partition struct {
+	Forward, Backward *ir.Graph
+	Saved             []SavedTensor
+	SavedBytes        int64
+	Recomputed        []string // joint nodes computed again in backward instead of saved
+}
+
+// SavedTensor is one value the forward hands to the backward.
+type SavedTensor struct {
+	Name  string
+	Meta  *ir.TensorMeta
+	Bytes int64
+}
+
+// GuardSet holds the guards of one graph.
+type GuardSet struct {
+	Derived  []ir.Guard // gcdbg's own, from the graph's inputs
+	Producer []ir.Guard // what the producer recorded
+	// Dynamic names the input dimensions made symbolic ("x:0" -> "s0").
+	Dynamic map[string]string
 }
 
 // Stage is one row of the pipeline table.
@@ -36,8 +86,37 @@ type Stage struct {
 var Table = []Stage{
 	{"captured", "The graph exactly as the producer captured it (torch.fx / Dynamo): modules, methods, operator.* calls.",
 		nil, printCaptured, func(u *Unit) *ir.Graph { return u.Captured }},
+	{"guards", "Checks a compiled artifact needs before reuse, as Dynamo derives them from the inputs: dtype, device, shape, stride, requires_grad, constants, no aliasing.",
+		deriveGuards, printGuards, nil},
 	{"normalized", "One canonical torch-level op set: modules become functional calls, aliases (x + y, torch.add, Tensor.add) one op, every argument bound to its schema and every shape inferred.",
 		normalize, printNormalized, func(u *Unit) *ir.Graph { return u.Normalized }},
+	{"functional", "No mutation left: in-place ops and writes through views become out-of-place ops, and mutated inputs are written back at the end.",
+		functionalize, printFunctional, func(u *Unit) *ir.Graph { return u.Functional }},
+	{"decomposed", "Every op lowered to the small core op set (pointwise prims, reductions, mm/bmm, conv, views, indexing) that the later stages understand.",
+		decompose, printDecomposed, func(u *Unit) *ir.Graph { return u.Decomposed }},
+	{"joint", "AOTAutograd's joint graph: the forward and, by reverse-mode autodiff, the backward in one graph from (primals, tangents) to (outputs, grads).",
+		buildJoint, printJoint, func(u *Unit) *ir.Graph { return jointGraph(u) }},
+	{"forward", "The min-cut partition's forward graph: what runs first, returning the outputs and the tensors saved for backward (cheap ops are recomputed instead of saved).",
+		partition, printForward, func(u *Unit) *ir.Graph { return partGraph(u, true) }},
+	{"backward", "The min-cut partition's backward graph: from the saved tensors and the tangents to the gradients.",
+		nil, printBackward, func(u *Unit) *ir.Graph { return partGraph(u, false) }},
+}
+
+func jointGraph(u *Unit) *ir.Graph {
+	if u.Joint == nil {
+		return nil
+	}
+	return u.Joint.Graph
+}
+
+func partGraph(u *Unit, fwd bool) *ir.Graph {
+	if u.Partition == nil {
+		return nil
+	}
+	if fwd {
+		return u.Partition.Forward
+	}
+	return u.Partition.Backward
 }
 
 // Lookup finds a stage by name.
