@@ -313,9 +313,9 @@ func (nz *normalizer) node(n *ir.Node) error {
 		nz.mapped[n] = c
 		return nil
 	case ir.Output:
-		c := &ir.Node{Name: n.Name, Op: ir.Output, Target: "output", Args: []ir.Arg{nz.mapArg(n.Args[0])}, From: []string{n.Name}}
-		if len(n.Args) == 0 {
-			c.Args = nil
+		c := &ir.Node{Name: n.Name, Op: ir.Output, Target: "output", From: []string{n.Name}}
+		if len(n.Args) > 0 {
+			c.Args = []ir.Arg{nz.mapArg(n.Args[0])}
 		}
 		nz.out.Nodes = append(nz.out.Nodes, c)
 		nz.mapped[n] = c
