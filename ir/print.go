@@ -83,7 +83,12 @@ func Readable(g *Graph) string {
 				lastFrame = loc
 			}
 		}
-		b.WriteString("    " + ReadableNode(n) + "\n")
+		line := "    " + ReadableNode(n)
+		if n.Meta.HasValue && n.Meta.Tensor == nil && n.Op != Output {
+			// Python values (sizes, shape arithmetic) are known at compile time.
+			line += "  # " + FormatArg(n.Meta.Value, plainName)
+		}
+		b.WriteString(line + "\n")
 	}
 	return b.String()
 }
