@@ -21,6 +21,8 @@ type Result struct {
 	OK     bool          `json:"ok"`
 	Error  string        `json:"error,omitempty"`
 	Graphs []GraphResult `json:"graphs"`
+	// Recompiles is filled by `run --input` (runner/guards.go).
+	Recompiles []GraphRecompiles `json:"recompiles,omitempty"`
 }
 
 // GraphResult is one graph's comparison.

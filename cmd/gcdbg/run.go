@@ -14,8 +14,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the machine-readable result (shared spec run-json.md)")
 	runs := fs.Int("runs", 5, "timed repetitions; the median is reported")
+	var inputs inputSets
+	fs.Var(&inputs, "input", "call the graph again with other inputs (repeatable; one set per flag): NAME=AxBxC[:float64][:requires_grad], NAME=@file.safetensors:key or NAME=constant, several joined by commas")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gcdbg run [TRACE] [--json] [--runs N]")
+		fmt.Fprintln(stderr, "usage: gcdbg run [TRACE] [--json] [--runs N] [--input NAME=AxBxC ...]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseFlags(fs, args, stderr)
@@ -49,10 +51,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	if len(inputs) > 0 {
+		if res.Recompiles, err = runner.Recompiles(tr, inputs); err != nil {
+			return fail(err)
+		}
+	}
 	if *asJSON {
 		writeJSON(stdout, res)
 	} else {
 		printRun(stdout, tr.Path, res)
+		printRecompiles(stdout, res.Recompiles)
 	}
 	if !res.OK {
 		return 1

@@ -1,0 +1,598 @@
+package stages
+
+import (
+	"math"
+
+	"gcdbg/ir"
+	"gcdbg/tensor"
+)
+
+// decomposition is one row of the table: a non-core op, its formula in core
+// ops (docs/core-ops.md is generated from these), and the rewrite. fn gets
+// the op's arguments bound to its schema (defaults filled, node references
+// already mapped into the new graph) and returns the result: a node, a
+// tuple of nodes for tuple-valued ops, or the input itself for identities.
+type decomposition struct {
+	op  string
+	doc string
+	fn  func(b *builder, a []ir.Arg) ir.Arg
+}
+
+// decompositions is the table, alphabetical. In-place ops (add_, copy_,
+// setitem, ...) have no row: functionalization removes them first.
+var decompositions = []decomposition{
+	{"aten.addmm", "addmm(s, m1, m2, beta, alpha) = mm(m1, m2) * alpha + s * beta (the add stays a separate epilogue; beta=0 ignores s)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.addmm("aten.mm", a) }},
+	{"aten.all", "all(x, d, keepdim) = eq(sum(eq(x, 0), d, keepdim), 0)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			return b.call("aten.eq", b.call("aten.sum", b.call("aten.eq", a[0], int64(0)), a[1], a[2]), int64(0))
+		}},
+	{"aten.any", "any(x, d, keepdim) = ne(sum(ne(x, 0), d, keepdim), 0)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			return b.call("aten.ne", b.call("aten.sum", b.call("aten.ne", a[0], int64(0)), a[1], a[2]), int64(0))
+		}},
+	{"aten.baddbmm", "baddbmm(s, b1, b2, beta, alpha) = bmm(b1, b2) * alpha + s * beta",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.addmm("aten.bmm", a) }},
+	{"aten.batch_norm", "batch_norm(x, mean, var, w, b) (eval) = (x - mean) * rsqrt(var + eps) * w + b, each [C] viewed as [C, 1, ...]",
+		decompBatchNorm},
+	{"aten.chunk", "chunk(x, n, d) = split(x, ceil(size(d) / n), d)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			x := a[0]
+			d := b.dim(a[2], len(b.shape(x)))
+			n, c := b.shape(x)[d], b.int(a[1])
+			if c <= 0 {
+				b.failf("chunk expects `chunks` to be greater than 0, got: %d", c)
+				return nil
+			}
+			if n == 0 {
+				return b.splitSizes(x, d, make([]int, c))
+			}
+			return b.splitSizes(x, d, splitEven(n, (n+c-1)/c))
+		}},
+	{"aten.clamp", "clamp(x, lo, hi) = minimum(maximum(x, lo), hi) (maximum/minimum propagate NaN as clamp does)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			if a[1] == nil && a[2] == nil {
+				b.failf("clamp: at least one of 'min' or 'max' must not be None")
+				return nil
+			}
+			r := ir.Arg(a[0])
+			if a[1] != nil {
+				r = b.call("aten.maximum", r, a[1])
+			}
+			if a[2] != nil {
+				r = b.call("aten.minimum", r, a[2])
+			}
+			return r
+		}},
+	{"aten.clamp_max", "clamp_max(x, hi) = minimum(x, hi)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.call("aten.minimum", a[0], a[1]) }},
+	{"aten.clamp_min", "clamp_min(x, lo) = maximum(x, lo)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.call("aten.maximum", a[0], a[1]) }},
+	{"aten.contiguous", "contiguous(x) = x when its strides are already contiguous, else clone(x)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			if b.isContiguous(a[0]) {
+				return a[0]
+			}
+			return b.call("aten.clone", a[0])
+		}},
+	{"aten.cross_entropy", "cross_entropy(x, t) = nll_loss(log_softmax(x, 1), t) with label smoothing (1-ls)*nll + ls/C * smooth, or -sum(log_softmax(x) * t * w, 1) for probability targets",
+		decompCrossEntropy},
+	{"aten.detach", "detach(x) = alias(x) (no autograd in a graph past functionalization)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.call("aten.alias", a[0]) }},
+	{"aten.dim", "folded: the number of dims, a Python int", foldPython},
+	{"aten.dropout", "dropout(x, p, training=False) = x (identity); training mode is random and refused",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			if b.bool(a[2]) && b.float(a[1]) != 0 {
+				b.failf("dropout in training mode is random; gcdbg decomposes it only in eval (training=False)")
+				return nil
+			}
+			return a[0]
+		}},
+	{"aten.dtype", "folded: the dtype, a Python constant", foldPython},
+	{"aten.embedding", "embedding(idx, w) = view(index_select(w, 0, view(idx, [-1])), idx.shape + [D])",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			idx, w := a[0], a[1]
+			is, ws := b.shape(idx), b.shape(w)
+			flat := b.reshape(idx, []int{numelOf(is)})
+			rows := b.call("aten.index_select", w, int64(0), flat)
+			return b.call("aten.view", rows, sizesArg(append(append([]int{}, is...), ws[1:]...)))
+		}},
+	{"aten.expand_as", "expand_as(x, o) = expand(x, o.shape)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.call("aten.expand", a[0], sizesArg(b.shape(a[1]))) }},
+	{"aten.flatten", "flatten(x, s, e) = reshape(x, shape with dims s..e multiplied together)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			xs := b.shape(a[0])
+			if len(xs) == 0 {
+				return b.reshape(a[0], []int{1})
+			}
+			s, e := b.dim(a[1], len(xs)), b.dim(a[2], len(xs))
+			if s > e {
+				b.failf("flatten() has invalid args: start_dim cannot come after end_dim")
+				return nil
+			}
+			out := append(append(append([]int{}, xs[:s]...), numelOf(xs[s:e+1])), xs[e+1:]...)
+			return b.reshape(a[0], out)
+		}},
+	{"aten.full_like", "full_like(x, v, dtype) = full(x.shape, v, dtype or x.dtype)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.fullLike(a[0], a[1], a[2]) }},
+	{"aten.gelu", "gelu(x) = x * 0.5 * (1 + erf(x / sqrt(2))); tanh form: x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))",
+		decompGelu},
+	{"aten.getitem", "x[idx] = select (ints), slice (slices), unsqueeze (None), then index (tensors, lists, masks) for the advanced part; getitem on tuples is folded",
+		decompGetitem},
+	{"aten.layer_norm", "layer_norm(x, ns, w, b) = (x - mean) * rsqrt(var + eps) * w + b, mean/var (biased) over the last len(ns) dims",
+		decompLayerNorm},
+	{"aten.linear", "linear(x, w, b) = view(add(mm(view(x, [-1, in]), permute(w, [1, 0])), b), [..., out])",
+		decompLinear},
+	{"aten.log_softmax", "log_softmax(x, d) = (x - amax(x, d)) - log(sum(exp(x - amax(x, d)), d))",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.softmax(a, true) }},
+	{"aten.masked_fill", "masked_fill(x, m, v) = where(m, v, x), v cast to x's dtype",
+		decompMaskedFill},
+	{"aten.matmul", "matmul(x, y) = mm for 1-D/2-D operands (views add and drop the unit dims), mm over folded rows for N-D @ 2-D, else expand + reshape + bmm + view",
+		decompMatmul},
+	{"aten.max", "max(x) = amax(x); max(x, d) = (amax(x, d), argmax(x, d)); max(x, y) = maximum(x, y)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.maxMin(a, "max") }},
+	{"aten.mean", "mean(x, d) = sum(x, d) / N, N the number of reduced elements",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			return b.call("aten.div", b.call("aten.sum", a[0], a[1], a[2], a[3]), int64(b.reducedCount(a[0], a[1])))
+		}},
+	{"aten.min", "min(x) = amin(x); min(x, d) = (amin(x, d), argmin(x, d)); min(x, y) = minimum(x, y)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.maxMin(a, "min") }},
+	{"aten.narrow", "narrow(x, d, start, n) = slice(x, d, start, start + n)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			xs := b.shape(a[0])
+			d := b.dim(a[1], len(xs))
+			s, n := b.int(a[2]), b.int(a[3])
+			if s < 0 {
+				s += xs[d]
+			}
+			if s < 0 || n < 0 || s+n > xs[d] {
+				b.failf("narrow: start (%d) + length (%d) exceeds dimension size (%d)", b.int(a[2]), n, xs[d])
+				return nil
+			}
+			return b.call("aten.slice", a[0], int64(d), int64(s), int64(s+n))
+		}},
+	{"aten.nll_loss", "nll_loss(lp, t, w) = -gather(lp, 1, t) * w[t], where(t != ignore_index, ., 0), then sum or sum / sum(w[t])",
+		decompNllLoss},
+	{"aten.numel", "folded: the element count, a Python int", foldPython},
+	{"aten.numpy_T", "x.T = permute(x, reversed dims)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			n := len(b.shape(a[0]))
+			perm := make([]int, n)
+			for i := range perm {
+				perm[i] = n - 1 - i
+			}
+			return b.permute(a[0], perm)
+		}},
+	{"aten.ones", "ones(size) = full(size, 1)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.full(a[0], int64(1), a[1]) }},
+	{"aten.ones_like", "ones_like(x) = full(x.shape, 1, x.dtype)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.fullLike(a[0], int64(1), a[1]) }},
+	{"aten.reshape", "reshape(x, s) = view(x, s) when x's strides allow it, else view(clone(x), s)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.reshape(a[0], b.inferSize(a[0], b.ints(a[1]))) }},
+	{"aten.reshape_as", "reshape_as(x, o) = reshape(x, o.shape)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.reshape(a[0], b.shape(a[1])) }},
+	{"aten.rsub", "rsub(x, y, alpha) = sub(y, x, alpha); for a number y: add(mul(x, -alpha), y)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			if b.meta(a[1]) != nil {
+				return b.call("aten.sub", a[1], a[0], a[2])
+			}
+			x := ir.Arg(b.call("aten.neg", a[0]))
+			if b.float(a[2]) != 1 {
+				x = b.call("aten.mul", a[0], negNumber(a[2]))
+			}
+			return b.call("aten.add", x, a[1])
+		}},
+	{"aten.silu", "silu(x) = x * sigmoid(x)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.call("aten.mul", a[0], b.call("aten.sigmoid", a[0])) }},
+	{"aten.size", "folded: the sizes (a tuple of Python ints) or one size", foldPython},
+	{"aten.softmax", "softmax(x, d) = exp(x - amax(x, d)) / sum(exp(x - amax(x, d)), d)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.softmax(a, false) }},
+	{"aten.split", "split(x, s, d) = (slice(x, d, 0, s), slice(x, d, s, 2s), ...); getitem on the result is the slice node",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			x := a[0]
+			d := b.dim(a[2], len(b.shape(x)))
+			n := b.shape(x)[d]
+			if s, ok := a[1].(int64); ok {
+				if s <= 0 && n > 0 {
+					b.failf("split expects split_size be positive, got %d", s)
+					return nil
+				}
+				return b.splitSizes(x, d, splitEven(n, int(s)))
+			}
+			sizes := b.ints(a[1])
+			total := 0
+			for _, s := range sizes {
+				total += s
+			}
+			if total != n {
+				b.failf("split_with_sizes expects split_sizes to sum exactly to %d (input tensor's size at dimension %d), but got split_sizes=%v", n, d, sizes)
+				return nil
+			}
+			return b.splitSizes(x, d, sizes)
+		}},
+	{"aten.square", "square(x) = x * x",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.call("aten.mul", a[0], a[0]) }},
+	{"aten.stack", "stack(ts, d) = cat([unsqueeze(t, d) for t in ts], d)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			ts := b.tensors(a[0])
+			if len(ts) == 0 {
+				b.failf("stack expects a non-empty TensorList")
+				return nil
+			}
+			d := b.dim(a[1], len(b.shape(ts[0]))+1)
+			parts := make(ir.List, len(ts))
+			for i, t := range ts {
+				parts[i] = b.call("aten.unsqueeze", t, int64(d))
+			}
+			return b.call("aten.cat", parts, int64(d))
+		}},
+	{"aten.std", "std(x, d, correction) = sqrt(var(x, d, correction))",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.call("aten.sqrt", b.variance(a)) }},
+	{"aten.t", "t(x) = permute(x, [1, 0]) for 2-D x, x itself below",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			if n := len(b.shape(a[0])); n > 2 {
+				b.failf("t() expects a tensor with <= 2 dimensions, but self is %dD", n)
+				return nil
+			} else if n < 2 {
+				return a[0]
+			}
+			return b.permute(a[0], []int{1, 0})
+		}},
+	{"aten.transpose", "transpose(x, i, j) = permute(x, identity with i and j swapped)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			n := len(b.shape(a[0]))
+			perm := make([]int, n)
+			for i := range perm {
+				perm[i] = i
+			}
+			i, j := b.dim(a[1], n), b.dim(a[2], n)
+			if n > 0 {
+				perm[i], perm[j] = perm[j], perm[i]
+			}
+			return b.permute(a[0], perm)
+		}},
+	{"aten.tril", "tril(x, k) = where(arange(W) - arange(H)[:, None] <= k, x, 0)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.triangle(a, "aten.le") }},
+	{"aten.triu", "triu(x, k) = where(arange(W) - arange(H)[:, None] >= k, x, 0)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.triangle(a, "aten.ge") }},
+	{"aten.type_as", "type_as(x, o) = to_dtype(x, o.dtype), or x when the dtypes agree",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			if dt := b.dtype(a[1]); dt != b.dtype(a[0]) {
+				return b.call("aten.to_dtype", a[0], dt)
+			}
+			return a[0]
+		}},
+	{"aten.var", "var(x, d, correction) = sum((x - mean(x, d))^2, d) / max(N - correction, 0)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.variance(a) }},
+	{"aten.view_as", "view_as(x, o) = view(x, o.shape)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.call("aten.view", a[0], sizesArg(b.shape(a[1]))) }},
+	{"aten.zeros", "zeros(size) = full(size, 0)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.full(a[0], int64(0), a[1]) }},
+	{"aten.zeros_like", "zeros_like(x) = full(x.shape, 0, x.dtype)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.fullLike(a[0], int64(0), a[1]) }},
+}
+
+func decompositionTable() map[string]decomposition {
+	m := make(map[string]decomposition, len(decompositions))
+	for _, e := range decompositions {
+		m[e.op] = e
+	}
+	return m
+}
+
+// foldPython marks the meta ops: the driver evaluates every call with a
+// Python result before looking at the table, so these rows only document it.
+func foldPython(b *builder, a []ir.Arg) ir.Arg {
+	b.failf("internal error: %s should have been folded into a constant", b.src.Target)
+	return nil
+}
+
+func decompLinear(b *builder, a []ir.Arg) ir.Arg {
+	x, w, bias := a[0], a[1], a[2]
+	xs, ws := b.shape(x), b.shape(w)
+	if len(ws) != 2 || len(xs) == 0 || xs[len(xs)-1] != ws[1] {
+		b.failf("linear: input %v and weight %v do not fit (weight must be [out, in])", xs, ws)
+		return nil
+	}
+	lead := xs[:len(xs)-1]
+	x2 := x
+	if len(xs) != 2 {
+		x2 = b.reshape(x, []int{numelOf(lead), ws[1]})
+	}
+	y := ir.Arg(b.call("aten.mm", x2, b.permute(w, []int{1, 0})))
+	if bias != nil {
+		y = b.call("aten.add", y, bias) // kept separate so it can fuse as a GEMM epilogue
+	}
+	if len(xs) != 2 {
+		y = b.call("aten.view", y, sizesArg(append(append([]int{}, lead...), ws[0])))
+	}
+	return y
+}
+
+func decompMatmul(b *builder, a []ir.Arg) ir.Arg {
+	x, y := a[0], a[1]
+	xs, ys := b.shape(x), b.shape(y)
+	nx, ny := len(xs), len(ys)
+	switch {
+	case nx == 0 || ny == 0:
+		b.failf("both arguments to matmul need to be at least 1D, but they are %dD and %dD", nx, ny)
+		return nil
+	case nx <= 2 && ny <= 2:
+		x2, y2 := x, y
+		if nx == 1 {
+			x2 = b.call("aten.view", x, sizesArg([]int{1, xs[0]}))
+		}
+		if ny == 1 {
+			y2 = b.call("aten.view", y, sizesArg([]int{ys[0], 1}))
+		}
+		r := ir.Arg(b.call("aten.mm", x2, y2))
+		if nx == 1 || ny == 1 {
+			out := []int{}
+			if nx == 2 {
+				out = append(out, xs[0])
+			}
+			if ny == 2 {
+				out = append(out, ys[1])
+			}
+			r = b.call("aten.view", r, sizesArg(out))
+		}
+		return r
+	case ny <= 2: // N-D @ 2-D (or 1-D): fold the batch into the rows of one mm
+		k, lead := xs[nx-1], xs[:nx-1]
+		y2 := y
+		if ny == 1 {
+			y2 = b.call("aten.view", y, sizesArg([]int{ys[0], 1}))
+		}
+		r := b.call("aten.mm", b.reshape(x, []int{numelOf(lead), k}), y2)
+		out := append([]int{}, lead...)
+		if ny == 2 {
+			out = append(out, ys[1])
+		}
+		return b.call("aten.view", r, sizesArg(out))
+	}
+	// Batched: broadcast the batch dims, fold them into one, bmm, unfold.
+	if nx == 1 {
+		x, xs = b.call("aten.unsqueeze", x, int64(0)), []int{1, xs[0]}
+	}
+	if ny == 1 {
+		y, ys = b.call("aten.unsqueeze", y, int64(1)), []int{ys[0], 1}
+	}
+	bx, by := xs[:len(xs)-2], ys[:len(ys)-2]
+	batch, err := tensor.BroadcastShapes(bx, by)
+	if err != nil {
+		b.failf("matmul: batch dims %v and %v do not broadcast: %v", bx, by, err)
+		return nil
+	}
+	m, k, n := xs[len(xs)-2], xs[len(xs)-1], ys[len(ys)-1]
+	x3 := b.reshape(b.expand(x, xs, append(append([]int{}, batch...), m, k)), []int{numelOf(batch), m, k})
+	y3 := b.reshape(b.expand(y, ys, append(append([]int{}, batch...), ys[len(ys)-2], n)), []int{numelOf(batch), ys[len(ys)-2], n})
+	r := b.call("aten.bmm", x3, y3)
+	out := append([]int{}, batch...)
+	if nx > 1 {
+		out = append(out, m)
+	}
+	if ny > 1 {
+		out = append(out, n)
+	}
+	return b.call("aten.view", r, sizesArg(out))
+}
+
+func (b *builder) addmm(mm string, a []ir.Arg) ir.Arg {
+	r := ir.Arg(b.call(mm, a[1], a[2]))
+	if b.float(a[4]) != 1 {
+		r = b.call("aten.mul", r, a[4])
+	}
+	if b.float(a[3]) == 0 { // PyTorch ignores self (even NaN in it) when beta is 0
+		return r
+	}
+	s := a[0]
+	if b.float(a[3]) != 1 {
+		s = b.call("aten.mul", s, a[3])
+	}
+	return b.call("aten.add", r, s)
+}
+
+func (b *builder) softmax(a []ir.Arg, log bool) ir.Arg {
+	x := a[0]
+	if a[2] != nil {
+		x = b.call("aten.to_dtype", x, a[2])
+	}
+	d := sizesArg([]int{b.int(a[1])})
+	shifted := b.call("aten.sub", x, b.call("aten.amax", x, d, true))
+	e := b.call("aten.exp", shifted)
+	z := b.call("aten.sum", e, d, true)
+	if log {
+		return b.call("aten.sub", shifted, b.call("aten.log", z))
+	}
+	return b.call("aten.div", e, z)
+}
+
+func decompLayerNorm(b *builder, a []ir.Arg) ir.Arg {
+	x := a[0]
+	xs, ns := b.shape(x), b.ints(a[1])
+	if len(ns) > len(xs) || !sameInts(xs[len(xs)-len(ns):], ns) {
+		b.failf("layer_norm: normalized_shape %v does not match the input's trailing dims %v", ns, xs)
+		return nil
+	}
+	dims := make([]int, len(ns))
+	for i := range dims {
+		dims[i] = len(xs) - len(ns) + i
+	}
+	n := int64(numelOf(ns))
+	mean := b.call("aten.div", b.call("aten.sum", x, sizesArg(dims), true), n)
+	xc := b.call("aten.sub", x, mean)
+	v := b.call("aten.div", b.call("aten.sum", b.call("aten.mul", xc, xc), sizesArg(dims), true), n)
+	y := ir.Arg(b.call("aten.mul", xc, b.call("aten.rsqrt", b.call("aten.add", v, a[4]))))
+	if a[2] != nil {
+		y = b.call("aten.mul", y, a[2])
+	}
+	if a[3] != nil {
+		y = b.call("aten.add", y, a[3])
+	}
+	return y
+}
+
+func decompBatchNorm(b *builder, a []ir.Arg) ir.Arg {
+	if b.bool(a[5]) {
+		b.failf("batch_norm in training mode updates running statistics; gcdbg runs it in eval mode only")
+		return nil
+	}
+	x := a[0]
+	xs := b.shape(x)
+	if len(xs) < 2 || a[1] == nil || a[2] == nil {
+		b.failf("batch_norm (eval) needs an input of >= 2 dims and running_mean, running_var")
+		return nil
+	}
+	// [C] parameters broadcast against [N, C, ...] as [C, 1, ...].
+	pshape := append([]int{xs[1]}, make([]int, len(xs)-2)...)
+	for i := 1; i < len(pshape); i++ {
+		pshape[i] = 1
+	}
+	p := func(t ir.Arg) ir.Arg {
+		if len(pshape) == 1 {
+			return t
+		}
+		return b.call("aten.view", t, sizesArg(pshape))
+	}
+	y := ir.Arg(b.call("aten.mul", b.call("aten.sub", x, p(a[1])), b.call("aten.rsqrt", b.call("aten.add", p(a[2]), a[7]))))
+	if a[3] != nil {
+		y = b.call("aten.mul", y, p(a[3]))
+	}
+	if a[4] != nil {
+		y = b.call("aten.add", y, p(a[4]))
+	}
+	return y
+}
+
+func decompGelu(b *builder, a []ir.Arg) ir.Arg {
+	x := a[0]
+	half := b.call("aten.mul", x, 0.5)
+	switch b.str(a[1]) {
+	case "none":
+		return b.call("aten.mul", half, b.call("aten.add", b.call("aten.erf", b.call("aten.mul", x, 1/math.Sqrt2)), int64(1)))
+	case "tanh":
+		cube := b.call("aten.mul", b.call("aten.mul", x, x), x)
+		inner := b.call("aten.mul", b.call("aten.add", x, b.call("aten.mul", cube, 0.044715)), math.Sqrt(2/math.Pi))
+		return b.call("aten.mul", half, b.call("aten.add", b.call("aten.tanh", inner), int64(1)))
+	}
+	b.failf("gelu: approximate must be 'none' or 'tanh', got %q", b.str(a[1]))
+	return nil
+}
+
+func decompMaskedFill(b *builder, a []ir.Arg) ir.Arg {
+	x, mask, v := a[0], a[1], a[2]
+	dt := b.dtype(x)
+	if m := b.meta(v); m != nil {
+		if m.DType != dt {
+			v = b.call("aten.to_dtype", v, dt)
+		}
+	} else {
+		v = castNumber(v, dt)
+	}
+	return b.call("aten.where", mask, v, x)
+}
+
+// castNumber converts a Python number to what x[...] = v stores in dtype dt.
+func castNumber(v ir.Arg, dt tensor.DType) ir.Arg {
+	f, isF := v.(float64)
+	switch {
+	case dt == tensor.Bool:
+		switch x := v.(type) {
+		case float64:
+			return x != 0
+		case int64:
+			return x != 0
+		}
+	case !dt.IsFloat() && isF:
+		return int64(math.Trunc(f))
+	}
+	return v
+}
+
+func (b *builder) maxMin(a []ir.Arg, op string) ir.Arg {
+	if b.meta(a[1]) != nil { // max(x, y) is the binary maximum
+		return b.call("aten."+op+"imum", a[0], a[1])
+	}
+	if a[1] == nil {
+		return b.call("aten.a"+op, a[0])
+	}
+	d := b.int(a[1])
+	return ir.Tuple{b.call("aten.a"+op, a[0], sizesArg([]int{d}), a[2]), b.call("aten.arg"+op, a[0], int64(d), a[2])}
+}
+
+// variance is var(x, dim, unbiased, keepdim, correction).
+func (b *builder) variance(a []ir.Arg) ir.Arg {
+	x, dims := a[0], a[1]
+	corr := 1.0
+	if a[2] != nil && !b.bool(a[2]) {
+		corr = 0
+	}
+	if a[4] != nil {
+		corr = b.float(a[4])
+	}
+	n := b.reducedCount(x, dims)
+	mean := b.call("aten.div", b.call("aten.sum", x, dims, true), int64(n))
+	xc := b.call("aten.sub", x, mean)
+	ss := b.call("aten.sum", b.call("aten.mul", xc, xc), dims, a[3])
+	return b.call("aten.div", ss, math.Max(float64(n)-corr, 0))
+}
+
+func (b *builder) triangle(a []ir.Arg, cmp string) ir.Arg {
+	x := a[0]
+	xs := b.shape(x)
+	if len(xs) < 2 {
+		b.failf("tril/triu: input tensor must have at least 2 dimensions")
+		return nil
+	}
+	h, w := xs[len(xs)-2], xs[len(xs)-1]
+	col := b.call("aten.arange", int64(w))
+	row := b.call("aten.unsqueeze", b.call("aten.arange", int64(h)), int64(1))
+	keep := b.call(cmp, b.call("aten.sub", col, row), a[1])
+	return b.call("aten.where", keep, x, b.call("aten.full", ir.Tuple{}, int64(0), b.dtype(x)))
+}
+
+func (b *builder) full(size, v, dtype ir.Arg) ir.Arg {
+	if dtype == nil {
+		dtype = tensor.Float32 // torch's default dtype
+	}
+	return b.call("aten.full", sizesArg(b.ints(size)), v, dtype)
+}
+
+func (b *builder) fullLike(x, v, dtype ir.Arg) ir.Arg {
+	if dtype == nil {
+		dtype = b.dtype(x)
+	}
+	return b.call("aten.full", sizesArg(b.shape(x)), v, dtype)
+}
+
+func (b *builder) splitSizes(x ir.Arg, d int, sizes []int) ir.Arg {
+	out := make(ir.Tuple, len(sizes))
+	start := 0
+	for i, s := range sizes {
+		out[i] = b.call("aten.slice", x, int64(d), int64(start), int64(start+s))
+		start += s
+	}
+	return out
+}
+
+// splitEven cuts n into pieces of s, the last one shorter.
+func splitEven(n, s int) []int {
+	if n == 0 || s <= 0 {
+		return []int{0}
+	}
+	var out []int
+	for start := 0; start < n; start += s {
+		out = append(out, min(s, n-start))
+	}
+	return out
+}
+
+func negNumber(a ir.Arg) ir.Arg {
+	switch v := a.(type) {
+	case int64:
+		return -v
+	case float64:
+		return -v
+	}
+	return a
+}
