@@ -9,7 +9,8 @@ import (
 
 // Tolerance is an allclose tolerance: |got - want| <= Atol + Rtol*|want|.
 type Tolerance struct {
-	Rtol, Atol float64
+	Rtol float64 `json:"rtol"`
+	Atol float64 `json:"atol"`
 }
 
 // DefaultTolerance is what gcdbg uses for a dtype: float32 rtol 1e-4 /

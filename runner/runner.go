@@ -72,6 +72,12 @@ type Options struct {
 // Run takes tr through the pipeline and the eager interpreter. An error
 // means the trace could not be compiled or run (exit status 2); mismatches
 // are reported in the Result (OK false).
+//
+// What is compared: the pipeline's result (the min-cut partition's forward
+// then backward graph for training graphs, the decomposed graph otherwise,
+// all run by the eager interpreter) against PyTorch's expected values
+// (vs_expected) and against gcdbg's eager reference (vs_eager: the
+// normalized graph for outputs, the joint graph for grads).
 func Run(tr *trace.Trace, opt Options) (*Result, error) {
 	if opt.Runs <= 0 {
 		opt.Runs = 5
@@ -82,62 +88,143 @@ func Run(tr *trace.Trace, opt Options) (*Result, error) {
 		return res, err
 	}
 	for _, u := range units {
-		gr := GraphResult{Name: u.Captured.Name, Stages: map[string]any{}, Outputs: []OutputResult{}, Grads: []GradResult{},
-			Kernels: []any{}, Fallback: []string{}, Tolerance: map[string]interp.Tolerance{}}
-		if u.Captured.Break != nil {
-			gr.Break = u.Captured.Break.Reason
+		gr, err := runGraph(tr, u, opt)
+		if err != nil {
+			return res, err
 		}
-		for _, st := range stages.Table {
-			if st.Graph != nil {
-				if g := st.Graph(u); g != nil {
-					gr.Stages[st.Name] = map[string]int{"nodes": len(g.Nodes)}
-				}
-			}
+		for _, o := range gr.Outputs {
+			res.OK = res.OK && matches(o.VsExpected) && matches(o.VsEager)
 		}
-		g := u.Normalized
-		var outs []any
-		times := make([]float64, 0, opt.Runs)
-		for r := 0; r < opt.Runs; r++ {
-			t0 := time.Now()
-			vals, err := interp.Run(g, nil)
-			times = append(times, float64(time.Since(t0).Microseconds())/1000)
-			if err != nil {
-				return res, fmt.Errorf("%s: %w", tr.Path, err)
-			}
-			if r == 0 {
-				for _, v := range vals {
-					outs = append(outs, v)
-				}
-			}
-		}
-		sort.Float64s(times)
-		gr.Timing = Timing{EagerMS: times[len(times)/2], Runs: opt.Runs, Covers: "forward"}
-		if tm := u.Captured.Timing; tm != nil {
-			gr.Timing.ProducerEagerMS = tm.EagerForwardMS
-		}
-		exp := u.Captured.Expected
-		for i, v := range outs {
-			t, err := interp.AsTensor(v)
-			if err != nil {
-				return res, fmt.Errorf("%s: graph %q: output %d: %w", tr.Path, g.Name, i, err)
-			}
-			or := OutputResult{Index: i, DType: t.DType.String(), Shape: t.Shape}
-			if exp != nil && i < len(exp.Outputs) {
-				tol := interp.DefaultTolerance(exp.Outputs[i].DType)
-				gr.Tolerance[exp.Outputs[i].DType.String()] = tol
-				c := interp.Compare(t, exp.Outputs[i], tol)
-				or.VsExpected = &c
-				if !c.Match {
-					res.OK = false
-				}
-			}
-			gr.Outputs = append(gr.Outputs, or)
-		}
-		if exp != nil && len(exp.Outputs) != len(outs) {
-			res.OK = false
-			return res, fmt.Errorf("%s: graph %q: expected.outputs: the trace lists %d outputs, the graph returns %d", tr.Path, g.Name, len(exp.Outputs), len(outs))
+		for _, g := range gr.Grads {
+			res.OK = res.OK && matches(g.VsExpected) && matches(g.VsEager)
 		}
 		res.Graphs = append(res.Graphs, gr)
 	}
 	return res, nil
+}
+
+func matches(c *interp.Comparison) bool { return c == nil || c.Match }
+
+func runGraph(tr *trace.Trace, u *stages.Unit, opt Options) (GraphResult, error) {
+	name := u.Captured.Name
+	where := func(err error) error { return fmt.Errorf("%s: graph %q: %w", traceName(tr), name, err) }
+	gr := GraphResult{Name: name, Stages: map[string]any{}, Outputs: []OutputResult{}, Grads: []GradResult{},
+		Kernels: []any{}, Fallback: []string{}, Tolerance: map[string]interp.Tolerance{}}
+	if u.Captured.Break != nil {
+		gr.Break = u.Captured.Break.Reason
+	}
+	for _, st := range stages.Table {
+		if st.Graph != nil {
+			if g := st.Graph(u); g != nil {
+				gr.Stages[st.Name] = map[string]int{"nodes": len(g.Nodes)}
+			}
+		}
+	}
+	if u.Partition != nil {
+		gr.Stages["saved_bytes"] = u.Partition.SavedBytes
+		gr.Stages["saved_bytes_save_everything"] = u.SaveAll.SavedBytes
+	}
+
+	eager, err := u.RunEager()
+	if err != nil {
+		return gr, where(err)
+	}
+	outs, grads, err := u.RunPipeline()
+	if err != nil {
+		return gr, where(err)
+	}
+	nUser := u.UserOutputs()
+	if len(outs) < nUser || len(eager) < nUser {
+		return gr, where(fmt.Errorf("the pipeline returned %d outputs, the eager graph %d, the user's graph %d", len(outs), len(eager), nUser))
+	}
+	exp := u.Captured.Expected
+	if exp != nil && len(exp.Outputs) != nUser {
+		return gr, where(fmt.Errorf("expected.outputs: the trace lists %d outputs, the graph returns %d", len(exp.Outputs), nUser))
+	}
+	for i := 0; i < nUser; i++ {
+		got, err := interp.AsTensor(outs[i])
+		if err != nil {
+			return gr, where(fmt.Errorf("output %d: %w", i, err))
+		}
+		ref, err := interp.AsTensor(eager[i])
+		if err != nil {
+			return gr, where(fmt.Errorf("output %d: %w", i, err))
+		}
+		or := OutputResult{Index: i, DType: got.DType.String(), Shape: got.Shape}
+		tol := interp.DefaultTolerance(got.DType)
+		gr.Tolerance[got.DType.String()] = tol
+		c := interp.Compare(got, ref, tol)
+		or.VsEager = &c
+		if exp != nil {
+			c := interp.Compare(got, exp.Outputs[i], tol)
+			or.VsExpected = &c
+		}
+		gr.Outputs = append(gr.Outputs, or)
+	}
+	if u.Joint != nil {
+		_, jointGrads, err := u.RunJoint()
+		if err != nil {
+			return gr, where(err)
+		}
+		for i, target := range u.Joint.GradTargets {
+			got, err := interp.AsTensor(grads[i])
+			if err != nil {
+				return gr, where(fmt.Errorf("grad of %s: %w", target, err))
+			}
+			ref, _ := interp.AsTensor(jointGrads[i])
+			tol := interp.DefaultTolerance(got.DType)
+			c := interp.Compare(got, ref, tol)
+			g := GradResult{Name: target, VsEager: &c}
+			if exp != nil {
+				if want := exp.Grads[target]; want != nil {
+					c := interp.Compare(got, want, tol)
+					g.VsExpected = &c
+				}
+			}
+			gr.Grads = append(gr.Grads, g)
+		}
+	}
+	gr.Timing, err = timeEager(u, opt.Runs)
+	if err != nil {
+		return gr, where(err)
+	}
+	return gr, nil
+}
+
+// timeEager times gcdbg's eager reference like for like with the producer's
+// timing: forward plus backward (the joint graph) for training graphs.
+func timeEager(u *stages.Unit, runs int) (Timing, error) {
+	times := make([]float64, 0, runs)
+	for r := 0; r < runs; r++ {
+		t0 := time.Now()
+		var err error
+		if u.Joint != nil {
+			_, _, err = u.RunJoint()
+		} else {
+			_, err = u.RunEager()
+		}
+		if err != nil {
+			return Timing{}, err
+		}
+		times = append(times, float64(time.Since(t0).Microseconds())/1000)
+	}
+	sort.Float64s(times)
+	t := Timing{EagerMS: times[len(times)/2], Runs: runs, Covers: "forward"}
+	if u.Joint != nil {
+		t.Covers = "forward+backward"
+	}
+	if tm := u.Captured.Timing; tm != nil {
+		t.ProducerEagerMS = tm.EagerForwardMS
+		if u.Joint != nil {
+			t.ProducerEagerMS += tm.EagerBackwardMS
+		}
+	}
+	return t, nil
+}
+
+func traceName(tr *trace.Trace) string {
+	if tr.Path != "" {
+		return tr.Path
+	}
+	return tr.Name
 }

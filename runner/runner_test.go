@@ -41,6 +41,26 @@ func TestFixturesMatchPyTorch(t *testing.T) {
 			if n == 0 {
 				t.Fatal("no outputs compared")
 			}
+			// Training fixtures: every PyTorch grad is compared, none skipped.
+			for _, g := range tr.Graphs {
+				if g.Expected == nil || len(g.Expected.Grads) == 0 {
+					continue
+				}
+				for _, gr := range res.Graphs {
+					if gr.Name != g.Name {
+						continue
+					}
+					compared := 0
+					for _, gd := range gr.Grads {
+						if gd.VsExpected != nil {
+							compared++
+						}
+					}
+					if compared != len(g.Expected.Grads) {
+						t.Errorf("graph %s: %d of %d PyTorch grads compared", g.Name, compared, len(g.Expected.Grads))
+					}
+				}
+			}
 		})
 	}
 }
@@ -62,5 +82,27 @@ func TestPerturbedExpectedIsAMismatch(t *testing.T) {
 	}
 	if e := res.Graphs[0].Outputs[0].VsExpected.MaxAbsErr; e < 9e-4 {
 		t.Fatalf("max abs err %g, want about 1e-3", e)
+	}
+}
+
+// A wrong gradient reference must be caught too.
+func TestPerturbedExpectedGradIsAMismatch(t *testing.T) {
+	tr, err := trace.Load("../fixtures/mlp.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := tr.Graphs[0].Expected.Grads["linear_relu_stack.2.weight"]
+	w.SetFlat(100, w.Flat(100)+1e-3)
+	res, err := Run(tr, Options{Runs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK {
+		t.Fatal("a perturbed grad still matched")
+	}
+	for _, g := range res.Graphs[0].Grads {
+		if want := g.Name == "linear_relu_stack.2.weight"; g.VsExpected.Match == want {
+			t.Errorf("grad %s: match=%v", g.Name, g.VsExpected.Match)
+		}
 	}
 }

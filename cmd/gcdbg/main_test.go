@@ -34,8 +34,12 @@ func TestRunEmbeddedExampleJSON(t *testing.T) {
 					Match     bool
 				} `json:"vs_expected"`
 			}
-			Grads  []any
-			Stages map[string]struct{ Nodes int }
+			Grads []struct {
+				Name       string
+				VsExpected *struct{ Match bool } `json:"vs_expected"`
+				VsEager    *struct{ Match bool } `json:"vs_eager"`
+			}
+			Stages map[string]json.RawMessage
 			Timing struct {
 				EagerMS float64 `json:"eager_ms"`
 				Runs    int
@@ -52,8 +56,26 @@ func TestRunEmbeddedExampleJSON(t *testing.T) {
 	if len(g.Outputs) != 1 || g.Outputs[0].VsExpected == nil || !g.Outputs[0].VsExpected.Match {
 		t.Fatalf("outputs: %+v", g.Outputs)
 	}
-	if g.Stages["captured"].Nodes != 8 || g.Stages["normalized"].Nodes <= 8 {
-		t.Errorf("stages: %+v", g.Stages)
+	nodes := func(stage string) int {
+		var v struct{ Nodes int }
+		json.Unmarshal(g.Stages[stage], &v)
+		return v.Nodes
+	}
+	if nodes("captured") != 8 || nodes("normalized") <= 8 || nodes("joint") == 0 || nodes("forward") == 0 || nodes("backward") == 0 {
+		t.Errorf("stages: %s", out)
+	}
+	var saved int64
+	if json.Unmarshal(g.Stages["saved_bytes"], &saved); saved <= 0 {
+		t.Errorf("saved_bytes missing: %s", g.Stages["saved_bytes"])
+	}
+	// The seed MLP trains: six parameter grads, each checked against PyTorch.
+	if len(g.Grads) != 6 {
+		t.Fatalf("grads: %+v", g.Grads)
+	}
+	for _, gr := range g.Grads {
+		if gr.VsExpected == nil || !gr.VsExpected.Match || gr.VsEager == nil || !gr.VsEager.Match {
+			t.Errorf("grad %s: %+v %+v", gr.Name, gr.VsExpected, gr.VsEager)
+		}
 	}
 	if g.Timing.EagerMS <= 0 || g.Timing.Runs != 5 {
 		t.Errorf("timing: %+v", g.Timing)

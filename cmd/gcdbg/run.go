@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"gcdbg/interp"
 	"gcdbg/runner"
 )
 
@@ -68,6 +69,29 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// printComparisons prints the pipeline's result against PyTorch and against
+// gcdbg's eager reference, one line each.
+func printComparisons(w io.Writer, vsExpected, vsEager *interp.Comparison) {
+	line := func(label string, c *interp.Comparison) {
+		verdict := "match"
+		if !c.Match {
+			verdict = "MISMATCH"
+			if c.Why != "" {
+				verdict += " (" + c.Why + ")"
+			}
+		}
+		fmt.Fprintf(w, "    %-22s max abs err %-9.3g max rel err %-9.3g %s\n", label, c.MaxAbsErr, c.MaxRelErr, verdict)
+	}
+	if vsExpected != nil {
+		line("vs PyTorch:", vsExpected)
+	} else {
+		fmt.Fprintln(w, "    vs PyTorch:            no reference in the trace")
+	}
+	if vsEager != nil {
+		line("vs gcdbg eager:", vsEager)
+	}
+}
+
 func writeJSON(w io.Writer, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -90,21 +114,17 @@ func printRun(w io.Writer, path string, res *runner.Result) {
 			fmt.Fprintf(w, "  tolerances: %s\n", strings.Join(tols, "; "))
 		}
 		for _, o := range g.Outputs {
-			fmt.Fprintf(w, "  output %d %s%v  ", o.Index, o.DType, o.Shape)
-			if c := o.VsExpected; c != nil {
-				verdict := "match"
-				if !c.Match {
-					verdict = "MISMATCH"
-					if c.Why != "" {
-						verdict += " (" + c.Why + ")"
-					}
-				}
-				fmt.Fprintf(w, "eager vs PyTorch: max abs err %.3g, max rel err %.3g  %s\n", c.MaxAbsErr, c.MaxRelErr, verdict)
-			} else {
-				fmt.Fprintln(w, "no PyTorch reference in the trace (eager result only)")
-			}
+			fmt.Fprintf(w, "  output %d %s%v\n", o.Index, o.DType, o.Shape)
+			printComparisons(w, o.VsExpected, o.VsEager)
 		}
-		fmt.Fprintf(w, "  eager interpreter: %.3f ms median of %d (forward)", g.Timing.EagerMS, g.Timing.Runs)
+		for _, gd := range g.Grads {
+			fmt.Fprintf(w, "  grad of %s\n", gd.Name)
+			printComparisons(w, gd.VsExpected, gd.VsEager)
+		}
+		if sb, ok := g.Stages["saved_bytes"]; ok {
+			fmt.Fprintf(w, "  min-cut partition saves %d bytes for backward (save-everything: %d)\n", sb, g.Stages["saved_bytes_save_everything"])
+		}
+		fmt.Fprintf(w, "  eager interpreter: %.3f ms median of %d (%s)", g.Timing.EagerMS, g.Timing.Runs, g.Timing.Covers)
 		if g.Timing.ProducerEagerMS > 0 {
 			fmt.Fprintf(w, "; PyTorch eager recorded by the producer: %.3f ms", g.Timing.ProducerEagerMS)
 		}
