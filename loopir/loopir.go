@@ -96,6 +96,10 @@ type Program struct {
 	Order   []string // buffer names in definition order (inputs, constants, then nodes)
 	Nodes   []*Node
 	Outputs []string // buffer names returned, in output order
+	// Values maps each tensor node of the graph to its value: a buffer seen
+	// through a strided layout (views fold here, never copy). Extern and
+	// fallback nodes read their arguments through it. (Added by lower.go.)
+	Values map[string]*View
 }
 
 // Kernel is a fused group of nodes the scheduler decided to run as one loop

@@ -49,7 +49,11 @@ var decompositions = []decomposition{
 			}
 			return b.splitSizes(x, d, splitEven(n, (n+c-1)/c))
 		}},
-	{"aten.clamp", "clamp(x, lo, hi) = minimum(maximum(x, lo), hi) (maximum/minimum propagate NaN as clamp does)",
+	// clamp keeps PyTorch's gradient at the bounds (a value equal to a bound
+	// passes its gradient, as derivatives.yaml's `where(self >= min, grad, 0)`)
+	// and its NaN propagation (NaN compares false, so NaN stays): hence
+	// where(x < lo, lo, x) rather than maximum, which splits ties in half.
+	{"aten.clamp", "clamp(x, lo, hi) = t = where(x < lo, lo, x); where(t > hi, hi, t)",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			if a[1] == nil && a[2] == nil {
 				b.failf("clamp: at least one of 'min' or 'max' must not be None")
@@ -57,17 +61,21 @@ var decompositions = []decomposition{
 			}
 			r := ir.Arg(a[0])
 			if a[1] != nil {
-				r = b.call("aten.maximum", r, a[1])
+				r = b.call("aten.where", b.call("aten.lt", r, a[1]), a[1], r)
 			}
 			if a[2] != nil {
-				r = b.call("aten.minimum", r, a[2])
+				r = b.call("aten.where", b.call("aten.gt", r, a[2]), a[2], r)
 			}
 			return r
 		}},
-	{"aten.clamp_max", "clamp_max(x, hi) = minimum(x, hi)",
-		func(b *builder, a []ir.Arg) ir.Arg { return b.call("aten.minimum", a[0], a[1]) }},
-	{"aten.clamp_min", "clamp_min(x, lo) = maximum(x, lo)",
-		func(b *builder, a []ir.Arg) ir.Arg { return b.call("aten.maximum", a[0], a[1]) }},
+	{"aten.clamp_max", "clamp_max(x, hi) = where(x > hi, hi, x)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			return b.call("aten.where", b.call("aten.gt", a[0], a[1]), a[1], a[0])
+		}},
+	{"aten.clamp_min", "clamp_min(x, lo) = where(x < lo, lo, x)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			return b.call("aten.where", b.call("aten.lt", a[0], a[1]), a[1], a[0])
+		}},
 	{"aten.contiguous", "contiguous(x) = x when its strides are already contiguous, else clone(x)",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			if b.isContiguous(a[0]) {
