@@ -120,6 +120,7 @@ func runGraph(tr *trace.Trace, u *stages.Unit, opt Options) (GraphResult, error)
 			}
 		}
 	}
+	LoopStats(u, gr.Stages)
 	if u.Partition != nil {
 		gr.Stages["saved_bytes"] = u.Partition.SavedBytes
 		gr.Stages["saved_bytes_save_everything"] = u.SaveAll.SavedBytes

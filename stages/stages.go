@@ -34,6 +34,10 @@ type Unit struct {
 	// Partition splits Joint into forward and backward graphs (min-cut);
 	// SaveAll is the save-everything partition kept for comparison.
 	Partition, SaveAll *Partition
+	// Programs are the graphs that get compiled (forward and backward for a
+	// training graph, the decomposed graph otherwise), each lowered to the
+	// loop IR, fused into kernels and memory-planned (stages/loops.go).
+	Programs []*LoopProgram
 }
 
 // Joint is AOTAutograd's joint graph: placeholders primals_1..n (the
@@ -100,6 +104,12 @@ var Table = []Stage{
 		partition, printForward, func(u *Unit) *ir.Graph { return partGraph(u, true) }},
 	{"backward", "The min-cut partition's backward graph: from the saved tensors and the tangents to the gradients.",
 		nil, printBackward, func(u *Unit) *ir.Graph { return partGraph(u, false) }},
+	{"loopir", "Inductor's loop IR: every core op of the decomposed graph becomes a pointwise or reduction loop body over buffers (views fold into index expressions), an extern call (mm, conv) or an eager fallback.",
+		lowerLoops, printLoopIR, nil},
+	{"fusion", "The scheduler fuses loop nodes into kernels, best score first (category, bytes of memory traffic saved, proximity), and says why it refuses each pair it does not fuse.",
+		scheduleFusion, printFusion, nil},
+	{"memory", "Memory planning: each buffer's lifetime over the kernels, dead buffers reused and pointwise outputs written in place; peak bytes before and after.",
+		planMemory, printMemory, nil},
 }
 
 func jointGraph(u *Unit) *ir.Graph {

@@ -1,0 +1,225 @@
+package sched
+
+import (
+	"sort"
+
+	"gcdbg/loopir"
+)
+
+// MemoryPlan is where every buffer a program allocates lives: its
+// lifetime in kernels, and which storage it takes (its own, a dead
+// buffer's, or an input's it overwrites in place). Inputs and parameters
+// are the caller's and not counted.
+//
+// Peaks count the bytes of storage held by live buffers at each kernel.
+// PeakBefore runs the kernels with one allocation per materialized
+// buffer, freed after its last read; PeakAfter with the plan. Reusing a
+// dead buffer of the same size saves an allocation, not bytes (the
+// storage changes hands); overwriting an input in place saves bytes (the
+// input and the output no longer coexist). PeakUnfused is the program
+// run one node per kernel without a plan: every intermediate in memory.
+type MemoryPlan struct {
+	Buffers                            []BufferLife
+	PeakUnfused, PeakBefore, PeakAfter int64
+	AllocsBefore, AllocsAfter          int
+	Kernels                            int
+}
+
+// BufferLife is one written buffer in the plan.
+type BufferLife struct {
+	Name  string
+	Kind  loopir.BufferKind
+	Bytes int64
+	// First and Last are the kernels that write it and last read it
+	// (outputs live to the end); both -1 when it is not materialized.
+	First, Last  int
+	Materialized bool   // false: written and read only inside one kernel
+	Storage      string // the buffer whose allocation it uses (itself when new)
+	Reuse        string // "", "reuse" (a dead buffer's storage) or "inplace"
+}
+
+// slot is one allocation; buffers with disjoint lifetimes share it.
+type slot struct {
+	owner string // the buffer that allocated it
+	bytes int64
+	dtype string
+	last  int      // last use of the buffer holding it now
+	lives [][2]int // lifetimes of the buffers it held
+}
+
+// Plan computes lifetimes and storage for kernels (a schedule of p).
+func Plan(p *loopir.Program, kernels []*loopir.Kernel) *MemoryPlan {
+	s := &state{p: p, env: symbolHints(p)}
+	unfused := make([]*loopir.Kernel, len(p.Nodes))
+	for i, n := range p.Nodes {
+		unfused[i] = &loopir.Kernel{Name: n.Name, Nodes: []*loopir.Node{n}}
+	}
+	unf, _, _ := s.allocate(unfused, false)
+	before, nb, _ := s.allocate(kernels, false)
+	after, na, rows := s.allocate(kernels, true)
+	return &MemoryPlan{Buffers: rows, PeakUnfused: unf, PeakBefore: before, PeakAfter: after,
+		AllocsBefore: nb, AllocsAfter: na, Kernels: len(kernels)}
+}
+
+// allocate walks kernels in order, giving each materialized buffer a
+// slot (reusing dead ones when reuse is on); it returns the peak bytes
+// and the number of allocations.
+func (s *state) allocate(kernels []*loopir.Kernel, reuse bool) (int64, int, []BufferLife) {
+	outputs := map[string]bool{}
+	for _, o := range s.p.Outputs {
+		outputs[o] = true
+	}
+	first, last := map[string]int{}, map[string]int{}
+	readIn := map[string]map[int]bool{}
+	var written []string
+	for k, kern := range kernels {
+		for _, n := range kern.Nodes {
+			for _, w := range n.Writes {
+				if _, ok := first[w.Buffer]; !ok {
+					first[w.Buffer] = k
+					last[w.Buffer] = k
+					written = append(written, w.Buffer)
+				}
+			}
+			for _, r := range n.Reads {
+				last[r.Buffer] = max(last[r.Buffer], k)
+				if readIn[r.Buffer] == nil {
+					readIn[r.Buffer] = map[int]bool{}
+				}
+				readIn[r.Buffer][k] = true
+			}
+		}
+	}
+	end := len(kernels) - 1
+	var rows []BufferLife
+	holder := map[string]*slot{} // buffer -> the slot it occupies
+	var slots []*slot
+	for _, name := range written {
+		b := s.p.Buffers[name]
+		row := BufferLife{Name: name, Bytes: s.bufBytes(name), First: -1, Last: -1}
+		if b != nil {
+			row.Kind = b.Kind
+		}
+		if b != nil && (b.Kind == loopir.Input || b.Kind == loopir.Constant) {
+			continue // written in place into an input: the caller's storage
+		}
+		f := first[name]
+		materialized := outputs[name]
+		for k := range readIn[name] {
+			if k != f {
+				materialized = true
+			}
+		}
+		if !materialized {
+			rows = append(rows, row)
+			continue
+		}
+		row.Materialized, row.First, row.Last = true, f, last[name]
+		if outputs[name] {
+			row.Last = end
+		}
+		var sl *slot
+		if reuse {
+			if in := s.inPlace(kernels[f], name, row, holder, last); in != "" {
+				sl, row.Reuse = holder[in], "inplace"
+			} else if sl = pickFree(slots, row, s.dtype(name)); sl != nil {
+				row.Reuse = "reuse"
+			}
+		}
+		if sl == nil {
+			sl = &slot{owner: name, bytes: row.Bytes, dtype: s.dtype(name)}
+			slots = append(slots, sl)
+		}
+		sl.last = row.Last
+		sl.lives = append(sl.lives, [2]int{row.First, row.Last})
+		holder[name] = sl
+		row.Storage = sl.owner
+		rows = append(rows, row)
+	}
+	var peak int64
+	for k := 0; k <= end; k++ {
+		var live int64
+		for _, sl := range slots {
+			for _, l := range sl.lives {
+				if l[0] <= k && k <= l[1] {
+					live += sl.bytes
+					break
+				}
+			}
+		}
+		peak = max(peak, live)
+	}
+	return peak, len(slots), rows
+}
+
+func (s *state) dtype(name string) string {
+	if b := s.p.Buffers[name]; b != nil {
+		return b.DType.String()
+	}
+	return ""
+}
+
+// pickFree returns a slot of the same dtype and size whose buffer died
+// before this one is written (Inductor keys its reuse pool the same way).
+// A larger slot is not taken: the buffer would hold all of it for its
+// whole life, raising the peak (a 24-byte output kept a dead 96-byte
+// buffer's storage to the end of a zoo graph).
+func pickFree(slots []*slot, row BufferLife, dtype string) *slot {
+	for _, sl := range slots {
+		if sl.last < row.First && sl.dtype == dtype && sl.bytes == row.Bytes {
+			return sl
+		}
+	}
+	return nil
+}
+
+// inPlace finds an input of the pointwise node writing out, in kernel
+// kern, that the output can overwrite: an intermediate that dies in this
+// kernel, has the same dtype, sizes and strides, and is read in this
+// kernel only at the index out is written and only by the writer or
+// nodes before it (a later member would read the overwritten value).
+func (s *state) inPlace(kern *loopir.Kernel, out string, row BufferLife, holder map[string]*slot, last map[string]int) string {
+	var writer *loopir.Node
+	var wIdx loopir.Expr
+	pos := -1
+	for i, n := range kern.Nodes {
+		for _, w := range n.Writes {
+			if w.Buffer == out {
+				writer, wIdx, pos = n, w.Index, i
+			}
+		}
+	}
+	if writer == nil || writer.Kind != loopir.Pointwise || wIdx == nil || wIdx == loopir.StarIndex {
+		return ""
+	}
+	ob := s.p.Buffers[out]
+	if ob == nil {
+		return ""
+	}
+	cands := []string{}
+	for _, r := range writer.Reads {
+		cands = append(cands, r.Buffer)
+	}
+	sort.Strings(cands)
+	for _, in := range cands {
+		ib, sl := s.p.Buffers[in], holder[in]
+		if ib == nil || sl == nil || ib.Kind != loopir.Intermediate || last[in] != row.First || sl.last != row.First {
+			continue
+		}
+		if ib.DType != ob.DType || !rangesEqual(ib.Sizes, ob.Sizes) || !rangesEqual(ib.Strides, ob.Strides) {
+			continue
+		}
+		ok := true
+		for i, n := range kern.Nodes {
+			for _, r := range n.Reads {
+				if r.Buffer == in && (i > pos || r.Index == nil || r.Index.String() != wIdx.String()) {
+					ok = false
+				}
+			}
+		}
+		if ok {
+			return in
+		}
+	}
+	return ""
+}

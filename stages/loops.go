@@ -1,0 +1,103 @@
+package stages
+
+import (
+	"fmt"
+	"strings"
+
+	"gcdbg/ir"
+	"gcdbg/loopir"
+	"gcdbg/sched"
+)
+
+// The loop-level stages (Inductor's lowering, scheduler and memory
+// planning) work on the graphs that will be compiled: the min-cut
+// partition's forward and backward graphs for a training graph, the
+// decomposed graph for an inference graph.
+
+// LoopProgram is one graph taken through the loop-level stages.
+type LoopProgram struct {
+	Role     string // inference, forward, backward
+	Graph    *ir.Graph
+	Loops    *loopir.Program
+	Schedule *sched.Schedule
+	Memory   *sched.MemoryPlan
+}
+
+// compiledGraphs lists the graphs the loop stages compile, with their roles.
+func compiledGraphs(u *Unit) []*LoopProgram {
+	if u.Partition != nil {
+		return []*LoopProgram{{Role: "forward", Graph: u.Partition.Forward}, {Role: "backward", Graph: u.Partition.Backward}}
+	}
+	if u.Decomposed != nil {
+		return []*LoopProgram{{Role: "inference", Graph: u.Decomposed}}
+	}
+	return nil
+}
+
+// lowerLoops lowers each compiled graph to the loop IR: one node per core
+// op, views folded into index expressions.
+func lowerLoops(u *Unit) error {
+	u.Programs = compiledGraphs(u)
+	for _, lp := range u.Programs {
+		p, err := loopir.Lower(lp.Graph)
+		if err != nil {
+			return fmt.Errorf("%s graph: %w", lp.Role, err)
+		}
+		lp.Loops = p
+	}
+	return nil
+}
+
+// scheduleFusion fuses each program's loop-IR nodes into kernels.
+func scheduleFusion(u *Unit) error {
+	for _, lp := range u.Programs {
+		s, err := sched.Fuse(lp.Loops)
+		if err != nil {
+			return fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
+		}
+		lp.Schedule = s
+	}
+	return nil
+}
+
+// planMemory gives every materialized buffer of the fused kernels a
+// lifetime and a storage, reusing dead buffers and overwriting in place.
+func planMemory(u *Unit) error {
+	for _, lp := range u.Programs {
+		if lp.Schedule != nil {
+			lp.Memory = sched.Plan(lp.Loops, lp.Schedule.Kernels)
+		}
+	}
+	return nil
+}
+
+// printPrograms prints one section per compiled graph.
+func printPrograms(u *Unit, what string, f func(lp *LoopProgram) string) string {
+	if len(u.Programs) == 0 {
+		return "no " + what + " (no graph to compile)\n"
+	}
+	var b strings.Builder
+	for _, lp := range u.Programs {
+		if len(u.Programs) > 1 {
+			fmt.Fprintf(&b, "## %s graph\n", lp.Role)
+		}
+		b.WriteString(f(lp))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func printLoopIR(u *Unit) string {
+	return printPrograms(u, "loop IR", func(lp *LoopProgram) string { return loopir.Print(lp.Loops) })
+}
+
+// printFusion is TORCH_LOGS=fusion followed by ir_post_fusion.txt.
+func printFusion(u *Unit) string {
+	return printPrograms(u, "schedule", func(lp *LoopProgram) string {
+		return "# fusion log\n" + lp.Schedule.Log() + "\n# kernels after fusion\n" + lp.Schedule.PostFusion()
+	})
+}
+
+func printMemory(u *Unit) string {
+	return printPrograms(u, "memory plan", func(lp *LoopProgram) string { return lp.Memory.Table() })
+}
