@@ -28,6 +28,9 @@ bench:
 fuzz:
 	$(GO) test ./trace -run XXX -fuzz '^FuzzParseTrace$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./trace -run XXX -fuzz '^FuzzParseSafetensors$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./graphtext -run XXX -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./torchtrace -run XXX -fuzz '^FuzzReadLog$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./runner -run XXX -fuzz '^FuzzRun$$' -fuzztime $(FUZZTIME)
 
 vet:
 	$(GO) vet ./...

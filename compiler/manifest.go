@@ -42,7 +42,7 @@ type Manifest struct {
 // BufferSpec is one buffer slot.
 type BufferSpec struct {
 	Name  string   `json:"name"`  // loop IR buffer name (buf3, arg0_1, fc1_weight)
-	Kind  string   `json:"kind"`  // input, constant, intermediate, output
+	Kind  string   `json:"kind"`  // input, constant, intermediate, output, arena (ArenaKind)
 	DType string   `json:"dtype"` // float32 ...
 	Sizes []string `json:"sizes"` // ints or symbol names ("8", "ks0")
 	// Target is the graph tensor a constant or input slot is filled from
@@ -75,6 +75,16 @@ type ArgSpec struct {
 	Offset  int64   `json:"offset,omitempty"`
 	Const   any     `json:"const,omitempty"`
 	IsConst bool    `json:"is_const,omitempty"`
+	// Items is a list or tuple argument that holds tensors (cat's list),
+	// one ArgSpec per element; IsList says it was a list, not a tuple.
+	Items []ArgSpec `json:"items,omitempty"`
+	// SymSizes, SymStrides and SymOffset replace Sizes, Strides and Offset
+	// when the view has symbolic sizes: expressions over Manifest.Symbols
+	// (EvalSize evaluates them).
+	SymSizes   []string `json:"sym_sizes,omitempty"`
+	SymStrides []string `json:"sym_strides,omitempty"`
+	SymOffset  string   `json:"sym_offset,omitempty"`
+	IsList     bool     `json:"is_list,omitempty"`
 }
 
 // KernelSpec is one generated kernel function.

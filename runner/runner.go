@@ -16,11 +16,15 @@ import (
 
 // Result is `gcdbg run --json`.
 type Result struct {
-	Trace  string        `json:"trace"`
-	Device string        `json:"device"`
-	OK     bool          `json:"ok"`
-	Error  string        `json:"error,omitempty"`
-	Graphs []GraphResult `json:"graphs"`
+	Trace  string `json:"trace"`
+	Device string `json:"device"`
+	// Backend says what computed the compared values: "compiled" (C
+	// kernels, --device cpu) or "eager" (the pipeline's graphs under the
+	// eager interpreter, --device eager).
+	Backend string        `json:"backend"`
+	OK      bool          `json:"ok"`
+	Error   string        `json:"error,omitempty"`
+	Graphs  []GraphResult `json:"graphs"`
 	// Recompiles is filled by `run --input` (runner/guards.go).
 	Recompiles []GraphRecompiles `json:"recompiles,omitempty"`
 }
@@ -67,6 +71,9 @@ type Timing struct {
 // Options tune a run.
 type Options struct {
 	Runs int // timed repetitions of the eager interpreter (median reported)
+	// Device "cpu" also runs the compiled programs (compiled.go) and
+	// compares their values; "eager" (or "") the pipeline's graphs alone.
+	Device string
 }
 
 // Run takes tr through the pipeline and the eager interpreter. An error
@@ -82,13 +89,19 @@ func Run(tr *trace.Trace, opt Options) (*Result, error) {
 	if opt.Runs <= 0 {
 		opt.Runs = 5
 	}
-	res := &Result{Trace: tr.Name, Device: "cpu", OK: true}
+	res := &Result{Trace: tr.Name, Device: "cpu", Backend: "eager", OK: true}
+	if opt.Device == "cpu" {
+		res.Backend = "compiled"
+	}
 	units, err := stages.Run(tr, "")
 	if err != nil {
 		return res, err
 	}
 	for _, u := range units {
 		gr, err := runGraph(tr, u, opt)
+		if err == nil && opt.Device == "cpu" {
+			err = addCompiled(tr, u, opt, &gr)
+		}
 		if err != nil {
 			return res, err
 		}

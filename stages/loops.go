@@ -6,6 +6,7 @@ import (
 
 	"gcdbg/ir"
 	"gcdbg/loopir"
+	"gcdbg/render"
 	"gcdbg/sched"
 )
 
@@ -21,6 +22,7 @@ type LoopProgram struct {
 	Loops    *loopir.Program
 	Schedule *sched.Schedule
 	Memory   *sched.MemoryPlan
+	Source   *render.Source // the generated C (stages/kernels.go)
 }
 
 // compiledGraphs lists the graphs the loop stages compile, with their roles.

@@ -110,6 +110,12 @@ var Table = []Stage{
 		scheduleFusion, printFusion, nil},
 	{"memory", "Memory planning: each buffer's lifetime over the kernels, dead buffers reused and pointwise outputs written in place; peak bytes before and after.",
 		planMemory, printMemory, nil},
+	{"pytorch", "PyTorch's own artifacts for this graph, when the trace is a TORCH_TRACE import: Dynamo's guards, AOTAutograd's joint/forward/backward/inference graphs, Inductor's post-grad graph and output code, compilation metrics and recompile reasons.",
+		nil, printPyTorch, nil},
+	{"kernels", "Code generation: each fused kernel becomes one C function (OpenMP-parallel outer loop, SIMD inner loop, fused producers kept in registers, GEMMs through OpenBLAS), named after its origins and commented with the user's source lines.",
+		renderKernels, printKernels, nil},
+	{"wrapper", "The generated driver: one entry point per segment of compiled kernels between eager fallbacks, timing each kernel; buffers in one arena at the memory plan's offsets.",
+		nil, printWrapper, nil},
 }
 
 func jointGraph(u *Unit) *ir.Graph {

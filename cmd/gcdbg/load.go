@@ -9,10 +9,11 @@ import (
 	"gcdbg/trace"
 )
 
-// loadTrace loads the named trace, or the embedded example when path is "".
+// loadTrace loads the named trace — a gcdbg trace, readable graph text or
+// a TORCH_TRACE log (see openTrace) — or the embedded example when path is "".
 func loadTrace(path string) (*trace.Trace, error) {
 	if path != "" {
-		return trace.Load(path)
+		return openTrace(path)
 	}
 	// The loader reads sidecars from a folder it confines them to, so the
 	// embedded example is unpacked into a private temporary folder first.

@@ -8,15 +8,28 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"gcdbg/compiler"
 )
 
 const usage = `gcdbg — a debugger for deep-learning graph compilers
 
 Usage:
-  gcdbg run    [TRACE] [--json]                 run the trace's graphs with gcdbg's eager interpreter
-                                                and compare every output with PyTorch's expected values
+  gcdbg run    [TRACE] [--json] [--device cpu|eager]
+                                                run the trace's graphs (compiled to C with --device cpu,
+                                                under gcdbg's eager interpreter with --device eager) and
+                                                compare every output with PyTorch's expected values
+  gcdbg bench  [TRACE ...]                      compiled time vs PyTorch eager per trace, and each
+                                                pointwise kernel's bandwidth vs a STREAM triad
   gcdbg dump   [TRACE] [--stage NAME] [--graph NAME] [--form fx|readable]
                                                 print one stage's artifact (default stage: captured)
+  gcdbg report [TRACE] -o DIR                   write DIR/index.html: every stage side by side, fusion
+                                                decisions, memory plan, run comparison (no network needed)
+  gcdbg render [TRACE] --stage NAME [--graph NAME] -o FILE.svg
+                                                draw a graph stage as SVG: nodes coloured by op
+                                                kind, fused kernels as clusters
+  gcdbg explore [TRACE]                         browse the stages in the terminal: synced panes, source, run
+  gcdbg compile [TRACE] -o DIR                  build every compiled graph into DIR (.so + manifest .json, index.json)
   gcdbg stages                                  list the pipeline's stages with one line each
   gcdbg ops                                     list the canonical op set and its schemas
   gcdbg help                                    this text
@@ -44,10 +57,22 @@ func mainArgs(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(rest, stdout, stderr)
 	case "dump":
 		return cmdDump(rest, stdout, stderr)
+	case "compile":
+		return cmdCompile(rest, stdout, stderr)
+	case "bench":
+		return cmdBench(rest, stdout, stderr)
+	case "report":
+		return cmdReport(rest, stdout, stderr)
+	case "render":
+		return cmdRender(rest, stdout, stderr)
+	case "explore":
+		return cmdExplore(rest, stdout, stderr)
 	case "stages":
 		return cmdStages(stdout)
 	case "ops":
 		return cmdOps(stdout)
+	case "__worker": // hidden: runs compiled kernels for gcdbg (compiler/worker.go)
+		return compiler.WorkerMain(os.Stdin, os.Stdout)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return 0

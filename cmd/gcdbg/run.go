@@ -15,10 +15,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the machine-readable result (shared spec run-json.md)")
 	runs := fs.Int("runs", 5, "timed repetitions; the median is reported")
+	defDevice, why := runner.DefaultDevice()
+	device := fs.String("device", defDevice, "cpu: also build the graphs to C and run the compiled kernels, comparing their values; eager: the pipeline's graphs under the eager interpreter only (default here: "+defDevice+deviceWhy(why)+")")
 	var inputs inputSets
 	fs.Var(&inputs, "input", "call the graph again with other inputs (repeatable; one set per flag): NAME=AxBxC[:float64][:requires_grad], NAME=@file.safetensors:key or NAME=constant, several joined by commas")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gcdbg run [TRACE] [--json] [--runs N] [--input NAME=AxBxC ...]")
+		fmt.Fprintln(stderr, "usage: gcdbg run [TRACE] [--json] [--runs N] [--device cpu|eager] [--input NAME=AxBxC ...]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseFlags(fs, args, stderr)
@@ -48,7 +50,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	res, err := runner.Run(tr, runner.Options{Runs: *runs})
+	if err := checkDevice(*device, why); err != nil {
+		return fail(err)
+	}
+	res, err := runner.Run(tr, runner.Options{Runs: *runs, Device: *device})
 	if err != nil {
 		return fail(err)
 	}

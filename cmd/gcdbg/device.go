@@ -1,0 +1,25 @@
+package main
+
+import "fmt"
+
+// deviceWhy explains, in --help, why the default device is not cpu.
+func deviceWhy(why string) string {
+	if why == "" {
+		return ""
+	}
+	return "; cpu is unavailable: " + why
+}
+
+// checkDevice refuses a device run cannot use, saying why.
+func checkDevice(device, why string) error {
+	switch device {
+	case "eager":
+		return nil
+	case "cpu":
+		if why != "" {
+			return fmt.Errorf("--device cpu: %s (use --device eager)", why)
+		}
+		return nil
+	}
+	return fmt.Errorf("--device %q: want cpu or eager", device)
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"gcdbg/report"
+	"gcdbg/runner"
+	"gcdbg/stages"
+)
+
+// cmdReport writes the static HTML report: every stage of every graph,
+// the fusion decisions, the memory plan and the run's comparisons.
+// A trace that fails part-way still gets a report of the stages that ran,
+// with the error at the top (exit status 2).
+func cmdReport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	out := fs.String("o", "", "folder to write index.html into (created if missing)")
+	runs := fs.Int("runs", 5, "timed repetitions of the eager interpreter; the median is reported")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: gcdbg report [TRACE] -o DIR [--runs N]")
+		fs.PrintDefaults()
+	}
+	pos, err := parseFlags(fs, args, stderr)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		fmt.Fprintln(stderr, "gcdbg report:", err)
+		return 2
+	}
+	if *out == "" {
+		fmt.Fprintln(stderr, "gcdbg report: -o DIR is required")
+		return 2
+	}
+	path := ""
+	if len(pos) == 1 {
+		path = pos[0]
+	}
+	tr, err := loadTrace(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "gcdbg report:", err)
+		return 2
+	}
+	status := 0
+	units, stageErr := stages.Run(tr, "")
+	var res *runner.Result
+	if stageErr == nil {
+		res, err = runner.Run(tr, runner.Options{Runs: *runs})
+	} else {
+		res, err = &runner.Result{Trace: tr.Name, Device: "cpu"}, stageErr
+	}
+	if err != nil {
+		res.Error, res.OK = err.Error(), false
+		fmt.Fprintln(stderr, "gcdbg report:", err)
+		status = 2
+	}
+	if err := report.Write(tr, units, res, *out); err != nil {
+		fmt.Fprintln(stderr, "gcdbg report:", err)
+		return 2
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(*out, "index.html"))
+	if status == 0 && !res.OK {
+		status = 1
+	}
+	return status
+}

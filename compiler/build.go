@@ -1,0 +1,243 @@
+package compiler
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ArenaKind is the Kind of the one buffer slot that holds every static
+// intermediate: a slot with Arena >= 0 lives at that byte offset inside
+// it (the generated code addresses it there; a fallback step's view of
+// such a slot must be resolved the same way).
+const ArenaKind = "arena"
+
+// Program is generated source and its manifest, ready to build
+// (render.Source.Program makes one).
+type Program struct {
+	Code     string
+	Ext      string // ".c"
+	Manifest Manifest
+}
+
+// Options configure the C compiler and the cache.
+type Options struct {
+	CC       string   // compiler; default $CC or "cc"
+	Flags    []string // extra flags (tests add -Werror)
+	CacheDir string   // default $GCDBG_CACHE_DIR or os.UserCacheDir()/gcdbg
+	// VecReport adds -fopt-info-vec-optimized and keeps gcc's report of
+	// the loops it vectorized in Artifact.VecReport.
+	VecReport bool
+}
+
+// Artifact is a built program.
+type Artifact struct {
+	Dir       string // the cache entry
+	Library   string // absolute path of the shared object
+	Source    string // absolute path of the source it was built from
+	Manifest  Manifest
+	Hit       bool          // found in the cache, not compiled
+	Elapsed   time.Duration // time to compile (or to find it)
+	Warnings  string        // the compiler's diagnostics when it succeeded
+	VecReport string
+}
+
+// baseFlags are the flags of every build; the libraries come last.
+var baseFlags = []string{"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-Wall"}
+
+// toolchain is what a cc binary contributes to the hash.
+type toolchain struct {
+	path, version string
+	mvec          bool // glibc's libmvec is there: vector sinf/expf
+}
+
+var (
+	toolMu sync.Mutex
+	tools  = map[string]*toolchain{}
+)
+
+func lookupCC(cc string) (*toolchain, error) {
+	toolMu.Lock()
+	defer toolMu.Unlock()
+	if t := tools[cc]; t != nil {
+		return t, nil
+	}
+	path, err := exec.LookPath(cc)
+	if err != nil {
+		return nil, fmt.Errorf("compiler: C compiler %q not found: %w", cc, err)
+	}
+	out, err := exec.Command(path, "--version").Output()
+	if err != nil {
+		return nil, fmt.Errorf("compiler: %s --version: %w", path, err)
+	}
+	t := &toolchain{path: path, version: string(out)}
+	if lib, err := exec.Command(path, "-print-file-name=libmvec.so").Output(); err == nil {
+		t.mvec = strings.Contains(strings.TrimSpace(string(lib)), "/")
+	}
+	tools[cc] = t
+	return t, nil
+}
+
+func (o Options) cc() string {
+	if o.CC != "" {
+		return o.CC
+	}
+	if cc := os.Getenv("CC"); cc != "" {
+		return cc
+	}
+	return "cc"
+}
+
+// flags lists the full command-line flags (before -o) and libraries.
+func (o Options) flags(t *toolchain) (flags, libs []string) {
+	flags = append(append([]string{}, baseFlags...), o.Flags...)
+	libs = []string{"-ldl", "-lm"}
+	if t.mvec {
+		flags = append(flags, "-DGCDBG_MVEC")
+		libs = append(libs, "-lmvec")
+	}
+	if o.VecReport {
+		flags = append(flags, "-fopt-info-vec-optimized")
+	}
+	return flags, libs
+}
+
+// Build compiles p into the cache (or finds it there).
+func Build(p Program, opts Options) (*Artifact, error) {
+	start := time.Now()
+	label := fmt.Sprintf("graph %q (%s)", p.Manifest.Graph, p.Manifest.Role)
+	if p.Manifest.Device != "" && p.Manifest.Device != "cpu" {
+		return nil, fmt.Errorf("compiler: %s: device %s is not built by cc", label, p.Manifest.Device)
+	}
+	t, err := lookupCC(opts.cc())
+	if err != nil {
+		return nil, err
+	}
+	flags, libs := opts.flags(t)
+	hash := contentHash(p.Code, t, flags, libs)
+	root, err := cacheRoot(opts.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	man := p.Manifest
+	man.Library, man.Hash = "lib.so", hash
+	dir := filepath.Join(root, hash)
+	art := &Artifact{Dir: dir, Library: filepath.Join(dir, "lib.so"), Source: filepath.Join(dir, "kernel.c"), Manifest: man}
+	if _, err := os.Stat(art.Library); err == nil && !opts.VecReport {
+		art.Hit, art.Elapsed = true, time.Since(start)
+		return art, nil
+	}
+	tmp, err := os.MkdirTemp(root, "build-")
+	if err != nil {
+		return nil, fmt.Errorf("compiler: %s: %w", label, err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.WriteFile(filepath.Join(tmp, "kernel.c"), []byte(p.Code), 0o600); err != nil {
+		return nil, fmt.Errorf("compiler: %s: %w", label, err)
+	}
+	mj, _ := json.MarshalIndent(man, "", "  ")
+	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), mj, 0o600); err != nil {
+		return nil, fmt.Errorf("compiler: %s: %w", label, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	args := append(append(append([]string{}, flags...), "-o", "lib.so", "kernel.c"), libs...)
+	cmd := exec.CommandContext(ctx, t.path, args...)
+	cmd.Dir = tmp
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("compiler: %s: %s %s failed: %w\n%s", label, t.path, strings.Join(args, " "), err, explain(string(out), p))
+	}
+	if opts.VecReport {
+		art.VecReport = string(out)
+	} else {
+		art.Warnings = string(out)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		// Another build of the same source won the race: use its entry.
+		if _, statErr := os.Stat(art.Library); statErr != nil {
+			if !opts.VecReport {
+				return nil, fmt.Errorf("compiler: %s: %w", label, err)
+			}
+			// A report build of a cached entry: keep the existing entry.
+		}
+	}
+	art.Elapsed = time.Since(start)
+	return art, nil
+}
+
+// BuildAll builds programs in parallel, at most runtime.NumCPU() compilers
+// at a time; results are in input order.
+func BuildAll(ps []Program, opts Options) ([]*Artifact, error) {
+	arts := make([]*Artifact, len(ps))
+	errs := make([]error, len(ps))
+	sem := make(chan struct{}, runtime.NumCPU())
+	var wg sync.WaitGroup
+	for i := range ps {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			arts[i], errs[i] = Build(ps[i], opts)
+		}(i)
+	}
+	wg.Wait()
+	return arts, errors.Join(errs...)
+}
+
+var diagRE = regexp.MustCompile(`^kernel\.c:(\d+):(\d+): (error|warning): (.*)$`)
+
+// explain shows the compiler's first error against the generated source:
+// the kernel it is in and the offending line with 2 lines of context.
+func explain(out string, p Program) string {
+	lines := strings.Split(p.Code, "\n")
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		m := diagRE.FindStringSubmatch(sc.Text())
+		if m == nil || m[3] != "error" {
+			continue
+		}
+		ln, _ := strconv.Atoi(m[1])
+		var b strings.Builder
+		fmt.Fprintf(&b, "kernel.c:%s: error: %s\n", m[1], m[4])
+		if k := kernelAt(p.Manifest, ln); k != "" {
+			fmt.Fprintf(&b, "in generated kernel %s:\n", k)
+		}
+		for i := max(1, ln-2); i <= min(len(lines), ln+2); i++ {
+			mark := "  "
+			if i == ln {
+				mark = "> "
+			}
+			fmt.Fprintf(&b, "%s%5d | %s\n", mark, i, lines[i-1])
+		}
+		b.WriteString("\ncompiler output:\n")
+		b.WriteString(out)
+		return b.String()
+	}
+	return out
+}
+
+// kernelAt names the kernel whose definition contains source line ln.
+func kernelAt(m Manifest, ln int) string {
+	best, name := 0, ""
+	for _, s := range m.Steps {
+		for _, k := range s.Kernels {
+			if k.Line <= ln && k.Line > best {
+				best, name = k.Line, k.Name
+			}
+		}
+	}
+	return name
+}

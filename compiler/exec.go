@@ -1,0 +1,475 @@
+package compiler
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"gcdbg/tensor"
+)
+
+// Exec runs a compiled program: the worker runs its segments of compiled
+// kernels, the parent runs its fallback nodes with the eager interpreter,
+// both on buffers in one shared memory file laid out per Manifest.Buffers.
+
+// ExecOptions tune Exec.
+type ExecOptions struct {
+	Runs    int           // repetitions of the whole program (timings per run); default 1
+	Timeout time.Duration // limit for one segment call; default 60s
+}
+
+// ExecResult is what a program computed and how long it took.
+type ExecResult struct {
+	Outputs []*tensor.Tensor // in Manifest.Outputs order (nil for a slot -1)
+	// Seconds is each run's wall time of all steps (segment calls,
+	// fallbacks, the pipe round trips), inputs copied in excluded.
+	Seconds []float64
+	// KernelSeconds[r][k] is kernel k's (KernelSpec.Index) time in run r.
+	KernelSeconds [][]float64
+	// FallbackSeconds is each run's time in fallback nodes.
+	FallbackSeconds []float64
+}
+
+// ExecError is a failure inside a compiled kernel: a crash or a time limit.
+type ExecError struct {
+	Kernel *KernelSpec // nil when no kernel had started
+	Entry  string
+	Why    string
+	Stderr string // the worker's last output
+}
+
+func (e *ExecError) Error() string {
+	if e.Kernel == nil {
+		return fmt.Sprintf("segment %s: %s (before any kernel started)", e.Entry, e.Why)
+	}
+	return fmt.Sprintf("kernel %s: %s", DescribeKernel(e.Kernel, e.Entry), e.Why)
+}
+
+// DescribeKernel names a kernel with its provenance: what the user wrote
+// and where the generated source is.
+func DescribeKernel(k *KernelSpec, entry string) string {
+	s := fmt.Sprintf("%d %s (%s", k.Index, k.Name, k.Kind)
+	if entry != "" {
+		s += " in " + entry
+	}
+	if k.Line > 0 {
+		s += fmt.Sprintf(", generated source line %d", k.Line)
+	}
+	if len(k.Origins) > 0 {
+		s += ", nodes " + strings.Join(k.Origins, ", ")
+	}
+	s += ")"
+	if len(k.Stack) > 0 {
+		s += "; user source: " + strings.Join(k.Stack, " | ")
+	}
+	return s
+}
+
+// Exec runs m (its library at lib) on inputs, keyed by each input or
+// constant slot's Target (or Name when it has none).
+func Exec(lib string, m *Manifest, inputs map[string]*tensor.Tensor, opt ExecOptions) (*ExecResult, error) {
+	if opt.Runs <= 0 {
+		opt.Runs = 1
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = 60 * time.Second
+	}
+	if abs, err := filepath.Abs(lib); err == nil {
+		lib = abs
+	}
+	lay, err := planLayout(m, inputs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.where(), err)
+	}
+	sh, err := newShared(lay.size)
+	if err != nil {
+		return nil, err
+	}
+	defer sh.close()
+	x := &execution{m: m, lib: lib, lay: lay, sh: sh, opt: opt}
+	res, err := x.run(inputs)
+	// The worker lets go of the file before it is removed (a dead worker
+	// already has).
+	if WorkerPID() != 0 {
+		_, _ = call(&request{Op: "release"}, opt.Timeout)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.where(), err)
+	}
+	return res, nil
+}
+
+func (m *Manifest) where() string {
+	s := "compiled program"
+	if m.Graph != "" {
+		s += fmt.Sprintf(" of graph %q", m.Graph)
+	}
+	if m.Role != "" {
+		s += " (" + m.Role + ")"
+	}
+	return s
+}
+
+type execution struct {
+	m   *Manifest
+	lib string
+	lay *memLayout
+	sh  *shared
+	opt ExecOptions
+}
+
+func (x *execution) run(inputs map[string]*tensor.Tensor) (*ExecResult, error) {
+	res := &ExecResult{}
+	for r := 0; r < x.opt.Runs; r++ {
+		// Every run starts from the inputs: a program may overwrite an
+		// input buffer in place (the memory planner reuses dead buffers).
+		if err := x.fillInputs(inputs); err != nil {
+			return nil, err
+		}
+		ks := x.sh.float64s(x.lay.seconds, x.lay.nKernels)
+		for i := range ks {
+			ks[i] = 0
+		}
+		var fallback time.Duration
+		t0 := time.Now()
+		for i := range x.m.Steps {
+			st := &x.m.Steps[i]
+			switch st.Kind {
+			case "segment":
+				if err := x.segment(st); err != nil {
+					return nil, err
+				}
+			case "fallback":
+				f0 := time.Now()
+				if err := x.fallback(st); err != nil {
+					return nil, fmt.Errorf("step %d: fallback %s (%s): %w", i, st.Op, st.IRNode, err)
+				}
+				fallback += time.Since(f0)
+			default:
+				return nil, fmt.Errorf("step %d: unknown kind %q (want segment or fallback)", i, st.Kind)
+			}
+		}
+		res.Seconds = append(res.Seconds, time.Since(t0).Seconds())
+		res.FallbackSeconds = append(res.FallbackSeconds, fallback.Seconds())
+		res.KernelSeconds = append(res.KernelSeconds, append([]float64(nil), ks...))
+	}
+	outs, err := x.readOutputs()
+	if err != nil {
+		return nil, err
+	}
+	res.Outputs = outs
+	return res, nil
+}
+
+func (x *execution) segment(st *Step) error {
+	cur := x.sh.int32At(x.lay.current)
+	*cur = -1
+	req := &request{Op: "run", Library: x.lib, Entry: st.Entry, Shm: x.sh.path, Size: x.lay.size, Layout: x.lay.wire}
+	rep, err := call(req, x.opt.Timeout)
+	if err != nil {
+		var d *workerDeath
+		if !errors.As(err, &d) {
+			return fmt.Errorf("segment %s: %w", st.Entry, err)
+		}
+		return &ExecError{Kernel: kernelByIndex(st, int(*cur)), Entry: st.Entry, Why: d.why, Stderr: d.stderr}
+	}
+	if !rep.OK {
+		return fmt.Errorf("segment %s: %s", st.Entry, rep.Error)
+	}
+	return nil
+}
+
+func kernelByIndex(st *Step, idx int) *KernelSpec {
+	for i := range st.Kernels {
+		if st.Kernels[i].Index == idx {
+			return &st.Kernels[i]
+		}
+	}
+	return nil
+}
+
+// fillInputs copies every input and constant into its slot.
+func (x *execution) fillInputs(inputs map[string]*tensor.Tensor) error {
+	syms := x.sh.int64s(x.lay.wire.Syms, len(x.m.Symbols))
+	for i, s := range x.m.Symbols {
+		syms[i] = x.lay.syms[s]
+	}
+	for i, b := range x.m.Buffers {
+		if b.Kind != "input" && b.Kind != "constant" {
+			continue
+		}
+		t := inputs[b.key()]
+		data := t.Bytes()
+		if int64(len(data)) != x.lay.bytes[i] {
+			return fmt.Errorf("buffer %q (slot %d): %d bytes of data for a %d-byte slot", b.Name, i, len(data), x.lay.bytes[i])
+		}
+		copy(x.sh.slot(x.lay, i), data)
+	}
+	return nil
+}
+
+func (b *BufferSpec) key() string {
+	if b.Target != "" {
+		return b.Target
+	}
+	return b.Name
+}
+
+func (x *execution) readOutputs() ([]*tensor.Tensor, error) {
+	outs := make([]*tensor.Tensor, len(x.m.Outputs))
+	for i, s := range x.m.Outputs {
+		if s < 0 {
+			continue
+		}
+		t, err := x.view(s)
+		if err != nil {
+			return nil, fmt.Errorf("output %d: %w", i, err)
+		}
+		outs[i] = t
+	}
+	return outs, nil
+}
+
+// view copies slot s out of the shared memory as a contiguous tensor.
+func (x *execution) view(s int) (*tensor.Tensor, error) {
+	b := &x.m.Buffers[s]
+	t, err := tensor.FromBytes(x.lay.dtypes[s], x.lay.shapes[s], x.sh.slot(x.lay, s))
+	if err != nil {
+		return nil, fmt.Errorf("buffer %q (slot %d): %w", b.Name, s, err)
+	}
+	return t, nil
+}
+
+// shared is the memory file both processes map: in a private directory
+// (mode 0700), on tmpfs when /dev/shm exists, removed when Exec returns.
+type shared struct {
+	dir, path string
+	mem       []byte
+}
+
+func newShared(size int64) (*shared, error) {
+	base := ""
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		base = "/dev/shm"
+	}
+	dir, err := os.MkdirTemp(base, "gcdbg-exec-")
+	if err != nil {
+		if dir, err = os.MkdirTemp("", "gcdbg-exec-"); err != nil {
+			return nil, fmt.Errorf("shared memory: %w", err)
+		}
+	}
+	sh := &shared{dir: dir, path: filepath.Join(dir, "buffers")}
+	f, err := os.OpenFile(sh.path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0600)
+	if err == nil {
+		err = f.Truncate(size)
+		if err == nil {
+			sh.mem, err = syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+		}
+		f.Close()
+	}
+	if err != nil {
+		sh.close()
+		return nil, fmt.Errorf("shared memory of %d bytes: %w", size, err)
+	}
+	return sh, nil
+}
+
+func (sh *shared) close() {
+	if sh.mem != nil {
+		_ = syscall.Munmap(sh.mem)
+		sh.mem = nil
+	}
+	_ = os.RemoveAll(sh.dir)
+}
+
+func (sh *shared) slot(l *memLayout, i int) []byte {
+	off := l.wire.Bufs[i]
+	return sh.mem[off : off+l.bytes[i]]
+}
+
+func (sh *shared) int32At(off int64) *int32 { return (*int32)(unsafe.Pointer(&sh.mem[off])) }
+
+func (sh *shared) float64s(off int64, n int) []float64 {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float64)(unsafe.Pointer(&sh.mem[off])), n)
+}
+
+func (sh *shared) int64s(off int64, n int) []int64 {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int64)(unsafe.Pointer(&sh.mem[off])), n)
+}
+
+// memLayout places the ABI's arguments and every buffer slot in the file:
+// current_kernel, kernel_seconds, syms and the bufs table first, then the
+// arena the memory plan shares between intermediates, then the slots with
+// their own allocation, each 64-byte aligned.
+type memLayout struct {
+	wire     layout
+	size     int64
+	nKernels int
+	current  int64
+	seconds  int64
+	bytes    []int64
+	dtypes   []tensor.DType
+	shapes   [][]int
+	syms     map[string]int64
+}
+
+const align = 64
+
+func up(n int64) int64 { return (n + align - 1) / align * align }
+
+func planLayout(m *Manifest, inputs map[string]*tensor.Tensor) (*memLayout, error) {
+	l := &memLayout{syms: map[string]int64{}}
+	nb := len(m.Buffers)
+	l.bytes, l.dtypes, l.shapes = make([]int64, nb), make([]tensor.DType, nb), make([][]int, nb)
+	for i := range m.Buffers {
+		b := &m.Buffers[i]
+		dt, ok := tensor.ParseDType(b.DType)
+		if !ok || dt.Size() == 0 {
+			return nil, fmt.Errorf("buffer %q (slot %d): dtype %q is not a tensor dtype", b.Name, i, b.DType)
+		}
+		l.dtypes[i] = dt
+		if b.Kind == "input" || b.Kind == "constant" {
+			t := inputs[b.key()]
+			if t == nil {
+				return nil, fmt.Errorf("buffer %q (slot %d, %s): no tensor given for %q", b.Name, i, b.Kind, b.key())
+			}
+			if t.DType != dt {
+				return nil, fmt.Errorf("buffer %q (slot %d): given a %s tensor, the program takes %s", b.Name, i, t.DType, dt)
+			}
+			if err := l.bind(b, t.Shape); err != nil {
+				return nil, fmt.Errorf("buffer %q (slot %d): %w", b.Name, i, err)
+			}
+		}
+	}
+	for i := range m.Buffers {
+		b := &m.Buffers[i]
+		shape, err := l.resolve(b.Sizes)
+		if err != nil {
+			return nil, fmt.Errorf("buffer %q (slot %d): %w", b.Name, i, err)
+		}
+		l.shapes[i] = shape
+		l.bytes[i] = int64(tensor.Numel(shape) * l.dtypes[i].Size())
+	}
+	for _, st := range m.Steps {
+		for _, k := range st.Kernels {
+			if k.Index < 0 || k.Index > 1<<20 {
+				return nil, fmt.Errorf("kernel %s: index %d out of range", k.Name, k.Index)
+			}
+			l.nKernels = max(l.nKernels, k.Index+1)
+		}
+	}
+	for _, s := range m.Symbols {
+		if _, ok := l.syms[s]; !ok {
+			return nil, fmt.Errorf("symbol %s: no input's shape gives its value", s)
+		}
+	}
+	for _, s := range m.Outputs {
+		if s >= nb {
+			return nil, fmt.Errorf("outputs: slot %d of %d", s, nb)
+		}
+	}
+	l.current = 0
+	l.seconds = align
+	l.wire.Current, l.wire.Seconds = l.current, l.seconds
+	l.wire.Syms = up(l.seconds + 8*int64(l.nKernels))
+	l.wire.Table = up(l.wire.Syms + 8*int64(len(m.Symbols)))
+	arena := up(l.wire.Table + 8*int64(nb))
+	end := arena
+	for i, b := range m.Buffers {
+		if b.Arena >= 0 && b.Kind == "intermediate" {
+			end = max(end, up(arena+b.Arena+l.bytes[i]))
+		}
+	}
+	l.wire.Bufs = make([]int64, nb)
+	for i, b := range m.Buffers {
+		if b.Arena >= 0 && b.Kind == "intermediate" {
+			l.wire.Bufs[i] = arena + b.Arena
+			continue
+		}
+		l.wire.Bufs[i] = end
+		end = up(end + max(l.bytes[i], 1))
+	}
+	l.size = end
+	return l, nil
+}
+
+// bind learns symbol values from an input's actual shape.
+func (l *memLayout) bind(b *BufferSpec, shape []int) error {
+	if len(shape) != len(b.Sizes) {
+		return fmt.Errorf("given shape %v, the program takes %d dims %v", shape, len(b.Sizes), b.Sizes)
+	}
+	for d, s := range b.Sizes {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			if n != int64(shape[d]) {
+				return fmt.Errorf("given shape %v, the program was compiled for %v", shape, b.Sizes)
+			}
+			continue
+		}
+		if v, ok := l.syms[s]; ok && v != int64(shape[d]) {
+			return fmt.Errorf("dim %d: %s is %d here but %d in another input", d, s, shape[d], v)
+		}
+		l.syms[s] = int64(shape[d])
+	}
+	return nil
+}
+
+func (l *memLayout) resolve(sizes []string) ([]int, error) {
+	shape := make([]int, len(sizes))
+	for d, s := range sizes {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			v, ok := l.syms[s]
+			if !ok {
+				return nil, fmt.Errorf("size %q is neither an int nor a bound symbol", s)
+			}
+			n = v
+		}
+		if n < 0 || n > 1<<40 {
+			return nil, fmt.Errorf("size %d out of range", n)
+		}
+		shape[d] = int(n)
+	}
+	if tensor.Numel(shape) > 1<<36 {
+		return nil, fmt.Errorf("shape %v is too large", shape)
+	}
+	return shape, nil
+}
+
+// MedianKernelSeconds is each kernel's median over the runs.
+func (r *ExecResult) MedianKernelSeconds() []float64 {
+	if len(r.KernelSeconds) == 0 {
+		return nil
+	}
+	out := make([]float64, len(r.KernelSeconds[0]))
+	for k := range out {
+		col := make([]float64, len(r.KernelSeconds))
+		for i, run := range r.KernelSeconds {
+			col[i] = run[k]
+		}
+		out[k] = Median(col)
+	}
+	return out
+}
+
+// Median of xs (0 for none).
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}

@@ -1,0 +1,505 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"gcdbg/loopir"
+	"gcdbg/tensor"
+)
+
+// kernelGen writes one fused kernel as one C function. Values flow in
+// registers inside the loop nest: a member's stored value is remembered
+// for the rest of the scope (the scheduler proved every in-kernel reader
+// reads the element its producer stores at the same point), and a
+// pointwise member whose buffer never leaves the kernel is not emitted at
+// all but computed where it is loaded (inlined), as Inductor's loop bodies do.
+type kernelGen struct {
+	r      *renderer
+	idx    int
+	k      *loopir.Kernel
+	name   string
+	inline map[string]*loopir.Node // internal pointwise members, computed on demand
+	member map[*loopir.Node]bool
+	sp     space
+	b      strings.Builder
+	ind    int
+	ntmp   int
+	scopes []map[string]value // buffer -> its value at the current point
+	err    error
+	params []string // buffers the kernel touches, in parameter order
+	flops  int64
+}
+
+// value is a C expression (a temporary's name) and its dtype.
+type value struct {
+	c  string
+	dt tensor.DType
+}
+
+// space is the kernel's loop nest: outer loops (x0 ..) and, for a
+// reduction kernel, reduce loops (r0 ..); size-1 dimensions dropped.
+type space struct {
+	outer, reduce []loopir.Expr
+}
+
+func newKernelGen(r *renderer, idx int, k *loopir.Kernel) *kernelGen {
+	g := &kernelGen{r: r, idx: idx, k: k, inline: map[string]*loopir.Node{}, member: map[*loopir.Node]bool{}}
+	for _, n := range k.Nodes {
+		g.member[n] = true
+	}
+	for _, n := range k.Nodes {
+		if n.Kind == loopir.Pointwise && r.internal(n, g.member) {
+			g.inline[n.Name] = n
+		}
+	}
+	var origins []string
+	for _, n := range k.Nodes {
+		origins = append(origins, n.Origins...)
+	}
+	// Inductor names kernels by their origins, last (the result) first.
+	var parts []string
+	for i := len(origins) - 1; i >= 0 && len(parts) < 3; i-- {
+		if s := sanitizeIdent(origins[i]); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	g.name = r.names.name(fmt.Sprintf("k%d_", idx), strings.Join(parts, "_"))
+	return g
+}
+
+// internal reports whether every buffer n writes is read only by members
+// and is no output: it needs no memory.
+func (r *renderer) internal(n *loopir.Node, members map[*loopir.Node]bool) bool {
+	for _, w := range n.Writes {
+		if st := r.store[w.Buffer]; st != nil {
+			return false
+		}
+		for _, m := range r.p.Nodes {
+			for _, rd := range m.Reads {
+				if rd.Buffer == w.Buffer && !members[m] {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func (g *kernelGen) fail(format string, args ...any) {
+	if g.err == nil {
+		g.err = fmt.Errorf(format, args...)
+	}
+}
+
+func (g *kernelGen) line(format string, args ...any) {
+	g.b.WriteString(strings.Repeat("  ", g.ind))
+	fmt.Fprintf(&g.b, format, args...)
+	g.b.WriteString("\n")
+}
+
+func (g *kernelGen) tmp() string {
+	g.ntmp++
+	return fmt.Sprintf("t%d", g.ntmp-1)
+}
+
+func (g *kernelGen) push() { g.scopes = append(g.scopes, map[string]value{}) }
+func (g *kernelGen) pop()  { g.scopes = g.scopes[:len(g.scopes)-1] }
+
+func (g *kernelGen) lookup(buf string) (value, bool) {
+	for i := len(g.scopes) - 1; i >= 0; i-- {
+		if v, ok := g.scopes[i][buf]; ok {
+			return v, true
+		}
+	}
+	return value{}, false
+}
+
+func (g *kernelGen) remember(buf string, v value) { g.scopes[len(g.scopes)-1][buf] = v }
+
+// ctype is the dialect's spelling of dt.
+func (g *kernelGen) ctype(dt tensor.DType) string {
+	t, ok := g.r.d.Types[dt]
+	if !ok {
+		g.fail("dtype %s has no %s type", dt, g.r.d.Name)
+		return "void"
+	}
+	return t
+}
+
+func (g *kernelGen) idxType() string { return g.r.d.Types[tensor.Int64] }
+
+// expr renders an index expression; vars maps the node's loop variables
+// to C expressions, tmps its temporaries (indirect indexing).
+func (g *kernelGen) expr(e loopir.Expr, vars map[string]string, tmps map[string]value) string {
+	switch x := e.(type) {
+	case loopir.Const:
+		if x.V < 0 {
+			return "(" + strconv.FormatInt(x.V, 10) + ")"
+		}
+		return strconv.FormatInt(x.V, 10)
+	case loopir.Var:
+		if v, ok := vars[x.Name]; ok {
+			return v
+		}
+		g.fail("loop variable %s is not bound in this kernel", x.Name)
+		return "0"
+	case loopir.Sym:
+		if c, ok := g.r.symC[x.Name]; ok {
+			return c
+		}
+		g.fail("unknown size symbol %s", x.Name)
+		return "0"
+	case loopir.Indirect:
+		if v, ok := tmps[x.Tmp]; ok {
+			return "((" + g.idxType() + ")" + v.c + ")"
+		}
+		g.fail("indirect index %s is not computed", x.Tmp)
+		return "0"
+	case *loopir.Sum:
+		var parts []string
+		for _, t := range x.Terms {
+			fs := make([]string, 0, len(t.Factors)+1)
+			if t.K != 1 {
+				fs = append(fs, strconv.FormatInt(t.K, 10))
+			}
+			for _, f := range t.Factors {
+				fs = append(fs, g.expr(f, vars, tmps))
+			}
+			parts = append(parts, strings.Join(fs, "*"))
+		}
+		if x.C != 0 {
+			parts = append(parts, strconv.FormatInt(x.C, 10))
+		}
+		return "(" + strings.Join(parts, " + ") + ")"
+	case *loopir.FloorDivE:
+		a, b := g.expr(x.A, vars, tmps), g.expr(x.B, vars, tmps)
+		if nonneg(x.A) && nonneg(x.B) {
+			return "(" + a + " / " + b + ")"
+		}
+		return "gcdbg_floordiv_i64(" + a + ", " + b + ")"
+	case *loopir.ModE:
+		a, b := g.expr(x.A, vars, tmps), g.expr(x.B, vars, tmps)
+		if nonneg(x.A) && nonneg(x.B) {
+			return "(" + a + " % " + b + ")"
+		}
+		return "gcdbg_mod_i64(" + a + ", " + b + ")"
+	}
+	g.fail("cannot render index %v", e)
+	return "0"
+}
+
+// nonneg proves e >= 0: non-negative coefficients over loop variables,
+// sizes and (non-negative) floor divisions and modulos of those.
+func nonneg(e loopir.Expr) bool {
+	switch x := e.(type) {
+	case loopir.Const:
+		return x.V >= 0
+	case loopir.Var, loopir.Sym:
+		return true
+	case *loopir.FloorDivE:
+		return nonneg(x.A) && nonneg(x.B)
+	case *loopir.ModE:
+		return nonneg(x.A) && nonneg(x.B)
+	case *loopir.Sum:
+		if x.C < 0 {
+			return false
+		}
+		for _, t := range x.Terms {
+			if t.K < 0 {
+				return false
+			}
+			for _, f := range t.Factors {
+				if !nonneg(f) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// literal spells a constant of dtype dt.
+func (g *kernelGen) literal(v float64, dt tensor.DType) string {
+	switch {
+	case dt == tensor.Bool:
+		if v != 0 {
+			return "1"
+		}
+		return "0"
+	case dt.IsFloat():
+		t := g.ctype(dt)
+		switch {
+		case math.IsNaN(v):
+			return "((" + t + ")" + g.r.d.NaN + ")"
+		case math.IsInf(v, 1):
+			return "((" + t + ")" + g.r.d.Inf + ")"
+		case math.IsInf(v, -1):
+			return "(-(" + t + ")" + g.r.d.Inf + ")"
+		}
+		bits := 64
+		if dt == tensor.Float32 {
+			bits = 32
+		}
+		s := strconv.FormatFloat(v, 'g', -1, bits)
+		if !strings.ContainsAny(s, ".eEn") {
+			s += ".0"
+		}
+		s += g.r.d.FloatSuffix[dt]
+		if v < 0 {
+			return "(" + s + ")"
+		}
+		return s
+	case v == math.MinInt64:
+		return "(-9223372036854775807LL - 1)"
+	}
+	s := strconv.FormatInt(int64(v), 10)
+	if dt == tensor.Int64 {
+		s = "((" + g.ctype(dt) + ")" + s + "LL)"
+	}
+	if v < 0 {
+		return "(" + s + ")"
+	}
+	return s
+}
+
+// cast converts v to dt (bool by comparison with zero, as PyTorch does).
+func (g *kernelGen) cast(v value, dt tensor.DType) value {
+	if v.dt == dt {
+		return v
+	}
+	if dt == tensor.Bool {
+		return g.decl(dt, "("+v.c+" != 0)")
+	}
+	return g.decl(dt, "(("+g.ctype(dt)+")"+v.c+")")
+}
+
+// decl binds expr to a fresh temporary of dtype dt.
+func (g *kernelGen) decl(dt tensor.DType, expr string) value {
+	t := g.tmp()
+	g.line("const %s %s = %s;", g.ctype(dt), t, expr)
+	return value{t, dt}
+}
+
+// op spells one pointwise prim from the dialect's tables.
+func (g *kernelGen) op(s loopir.Stmt, args []value) value {
+	d := g.r.d
+	isInt := len(args) > 0 && !args[len(args)-1].dt.IsFloat()
+	g.flops++
+	if fns, ok := d.Math[s.Op]; ok && s.DType.IsFloat() && len(args) >= 1 {
+		if fn := fns[s.DType]; fn != "" {
+			cs := make([]string, len(args))
+			for i, a := range args {
+				cs[i] = g.cast(a, s.DType).c
+			}
+			return g.decl(s.DType, fn+"("+strings.Join(cs, ", ")+")")
+		}
+	}
+	tpl := ""
+	if isInt {
+		if args[len(args)-1].dt == tensor.Bool {
+			tpl = d.Ops[s.Op+":bool"]
+		}
+		if tpl == "" {
+			tpl = d.Ops[s.Op+":int"]
+		}
+	}
+	if tpl == "" {
+		tpl = d.Ops[s.Op]
+	}
+	if tpl == "" {
+		g.fail("op %s has no %s spelling", s.Op, d.Name)
+		return value{"0", s.DType}
+	}
+	// Float results of integer operands (true division, exp of an int)
+	// compute in the result type.
+	for i := range args {
+		if s.DType.IsFloat() && !args[i].dt.IsFloat() && !(s.Op == "where" && i == 0) {
+			args[i] = g.cast(args[i], s.DType)
+		}
+	}
+	out := tpl
+	for i := len(args) - 1; i >= 0; i-- {
+		out = strings.ReplaceAll(out, "$"+strconv.Itoa(i), args[i].c)
+	}
+	// Upper-case names in a template are libm functions of the result type.
+	for _, fn := range []string{"FLOOR", "EXP", "SQRT", "POW", "ATAN2"} {
+		if strings.Contains(out, fn) {
+			dt := s.DType
+			if !dt.IsFloat() {
+				dt = tensor.Float64
+			}
+			out = strings.ReplaceAll(out, fn, d.Math[strings.ToLower(fn)][dt])
+		}
+	}
+	if strings.Contains(out, "$") {
+		g.fail("op %s: template %q needs more operands than %d", s.Op, tpl, len(args))
+	}
+	return g.decl(s.DType, out)
+}
+
+// stmts emits statements of n (from..to) at the point vars and returns the
+// temporaries; a store's value comes back as the result.
+func (g *kernelGen) stmts(n *loopir.Node, body []loopir.Stmt, vars map[string]string, tmps map[string]value) (value, bool) {
+	for _, s := range body {
+		args := make([]value, len(s.Args))
+		for i, a := range s.Args {
+			v, ok := tmps[a]
+			if !ok {
+				g.fail("node %s: %s reads %s before it is set", n.Name, s.Op, a)
+				return value{}, false
+			}
+			args[i] = v
+		}
+		var v value
+		switch s.Op {
+		case "load":
+			v = g.load(s, vars, tmps)
+		case "constant":
+			v = value{g.literal(s.Value, s.DType), s.DType}
+		case "index_expr":
+			v = g.decl(s.DType, "(("+g.ctype(s.DType)+")"+g.expr(s.Index, vars, tmps)+")")
+		case "to_dtype":
+			v = g.cast(args[0], s.DType)
+		case "clone":
+			v = args[0]
+		case "store", "store_reduction":
+			if len(args) != 1 {
+				g.fail("node %s: %s needs one value", n.Name, s.Op)
+				return value{}, false
+			}
+			return args[0], true
+		case "reduction":
+			g.fail("node %s: reduction outside a reduction loop", n.Name)
+			return value{}, false
+		default:
+			v = g.op(s, args)
+		}
+		tmps[s.Dst] = v
+	}
+	return value{}, false
+}
+
+// load reads a buffer at a point: a value already in a register, an
+// inlined producer computed here, or memory.
+func (g *kernelGen) load(s loopir.Stmt, vars map[string]string, tmps map[string]value) value {
+	if v, ok := g.lookup(s.Buffer); ok {
+		return v
+	}
+	if p := g.inline[s.Buffer]; p != nil {
+		v, ok := g.stmts(p, p.Body, g.varsOf(p), map[string]value{})
+		if !ok {
+			g.fail("inlined node %s has no store", p.Name)
+		}
+		g.remember(s.Buffer, v)
+		return v
+	}
+	st := g.r.store[s.Buffer]
+	if st == nil {
+		g.fail("buffer %q is read but has no storage and no producer in this kernel", s.Buffer)
+		return value{"0", s.DType}
+	}
+	g.use(s.Buffer)
+	return g.decl(st.dt, st.c+"["+g.expr(s.Index, vars, tmps)+"]")
+}
+
+// use records that the kernel takes buf as a parameter.
+func (g *kernelGen) use(buf string) {
+	for _, p := range g.params {
+		if p == buf {
+			return
+		}
+	}
+	g.params = append(g.params, buf)
+}
+
+// emitMember computes a member at the current point and stores its value
+// when its buffer lives in memory.
+func (g *kernelGen) emitMember(n *loopir.Node) {
+	v, ok := g.stmts(n, n.Body, g.varsOf(n), map[string]value{})
+	if !ok {
+		g.fail("node %s has no store", n.Name)
+		return
+	}
+	g.storeValue(n, v, g.varsOf(n), nil)
+}
+
+// storeValue writes v to n's buffer (when it has memory) and remembers it.
+func (g *kernelGen) storeValue(n *loopir.Node, v value, vars map[string]string, tmps map[string]value) {
+	var st loopir.Stmt
+	for _, s := range n.Body {
+		if s.Op == "store" || s.Op == "store_reduction" {
+			st = s
+		}
+	}
+	if mem := g.r.store[n.Name]; mem != nil {
+		g.use(n.Name)
+		g.line("%s[%s] = %s;", mem.c, g.expr(st.Index, vars, tmps), v.c)
+	}
+	g.remember(n.Name, v)
+}
+
+// comment writes the kernel's provenance: loop nodes, origins, and the
+// user's source lines (from the graph nodes' meta.stack), all escaped.
+func (g *kernelGen) comment() string {
+	var b strings.Builder
+	var nodes, origins []string
+	seen := map[string]bool{}
+	var stack []string
+	for _, n := range g.k.Nodes {
+		desc := n.Name + " " + string(n.Kind)
+		if n.Op != "" {
+			desc += " " + n.Op
+		}
+		nodes = append(nodes, desc)
+		origins = append(origins, n.Origins...)
+		for _, o := range n.Origins {
+			if g.r.p.Graph == nil {
+				continue
+			}
+			gn := g.r.p.Graph.Node(o)
+			if gn == nil {
+				continue
+			}
+			for _, f := range gn.Meta.Stack {
+				line := fmt.Sprintf("File: %s:%d, code: %s", f.File, f.Line, strings.TrimSpace(f.Code))
+				if !seen[line] {
+					seen[line] = true
+					stack = append(stack, line)
+				}
+			}
+		}
+	}
+	fmt.Fprintf(&b, "// kernel %d: %s\n", g.idx, Comment(strings.Join(nodes, ", ")))
+	fmt.Fprintf(&b, "// origins: %s\n", Comment(strings.Join(origins, ", ")))
+	for _, s := range stack {
+		fmt.Fprintf(&b, "// %s\n", Comment(s))
+	}
+	return b.String()
+}
+
+// stackLines are the user source lines of the kernel's nodes, for the manifest.
+func (g *kernelGen) stackLines() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range g.k.Nodes {
+		for _, o := range n.Origins {
+			if g.r.p.Graph == nil {
+				break
+			}
+			if gn := g.r.p.Graph.Node(o); gn != nil {
+				for _, f := range gn.Meta.Stack {
+					s := fmt.Sprintf("%s:%d: %s", f.File, f.Line, strings.TrimSpace(f.Code))
+					if !seen[s] {
+						seen[s] = true
+						out = append(out, s)
+					}
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,339 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"gcdbg/ir"
+	"gcdbg/loopir"
+	"gcdbg/tensor"
+)
+
+// Extern calls: mm and bmm go to cblas_sgemm/dgemm of OpenBLAS, found at
+// run time (dlopen in a lazily initialized static; the library has no
+// link-time dependency on it), or to a generated cache-tiled GEMM when
+// OpenBLAS is absent, the operands' strides do not suit BLAS, or
+// GCDBG_NO_BLAS=1. conv2d is direct loops over the output, parallel over
+// (batch, output channel). The epilogue members then run over the output.
+
+const blasPrelude = `
+#include <dlfcn.h>
+#include <pthread.h>
+typedef void (*gcdbg_sgemm_t)(int, int, int, int, int, int, float, const float *, int, const float *, int, float, float *, int);
+typedef void (*gcdbg_dgemm_t)(int, int, int, int, int, int, double, const double *, int, const double *, int, double, double *, int);
+static gcdbg_sgemm_t gcdbg_sgemm;
+static gcdbg_dgemm_t gcdbg_dgemm;
+static pthread_once_t gcdbg_blas_once = PTHREAD_ONCE_INIT;
+static void gcdbg_blas_load(void) {
+  const char *off = getenv("GCDBG_NO_BLAS");
+  if (off && off[0] && strcmp(off, "0") != 0) return;
+  void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (!h) h = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
+  if (!h) return;
+  gcdbg_sgemm = (gcdbg_sgemm_t)dlsym(h, "cblas_sgemm");
+  gcdbg_dgemm = (gcdbg_dgemm_t)dlsym(h, "cblas_dgemm");
+}
+/* Reports whether GEMMs go to OpenBLAS (for tests and the debugger). */
+int gcdbg_uses_blas(void) {
+  pthread_once(&gcdbg_blas_once, gcdbg_blas_load);
+  return gcdbg_sgemm != 0;
+}
+/* BLAS takes a matrix whose rows or columns are contiguous: NoTrans with
+   ld = the row stride, or Trans with ld = the column stride. */
+static int gcdbg_blas_layout(int64_t rows, int64_t cols, int64_t s0, int64_t s1, int *trans, int *ld) {
+  if (rows >= 2147483647 || cols >= 2147483647) return 0;
+  if (s1 == 1 && s0 >= (cols > 1 ? cols : 1) && s0 < 2147483647) { *trans = 111; *ld = (int)s0; return 1; }
+  if (s0 == 1 && s1 >= (rows > 1 ? rows : 1) && s1 < 2147483647) { *trans = 112; *ld = (int)s1; return 1; }
+  return 0;
+}
+`
+
+// gemmFunc is the generated GEMM for one element type: C[M,N] (row
+// stride ldc) = A[M,K] @ B[K,N] with arbitrary strides, tiled over rows
+// (OpenMP) and the K dimension so a block of B stays in cache.
+func gemmFunc(name, t, blas string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nstatic void %s(int64_t M, int64_t N, int64_t K, const %s *A, int64_t sa0, int64_t sa1,\n", name, t)
+	fmt.Fprintf(&b, "    const %s *B, int64_t sb0, int64_t sb1, %s *C, int64_t ldc) {\n", t, t)
+	if blas != "" {
+		fmt.Fprintf(&b, `  pthread_once(&gcdbg_blas_once, gcdbg_blas_load);
+  int ta, tb, lda, ldb;
+  if (%s && M > 0 && N > 0 && K > 0 && ldc < 2147483647 && gcdbg_blas_layout(M, K, sa0, sa1, &ta, &lda) &&
+      gcdbg_blas_layout(K, N, sb0, sb1, &tb, &ldb)) {
+    %s(101, ta, tb, (int)M, (int)N, (int)K, 1, A, lda, B, ldb, 0, C, (int)ldc);
+    return;
+  }
+`, blas, blas)
+	}
+	fmt.Fprintf(&b, `  #pragma omp parallel for if(M * N * K > 65536)
+  for (int64_t i0 = 0; i0 < M; i0 += 32) {
+    const int64_t i1 = i0 + 32 < M ? i0 + 32 : M;
+    for (int64_t i = i0; i < i1; i++)
+      for (int64_t j = 0; j < N; j++) C[i * ldc + j] = 0;
+    for (int64_t k0 = 0; k0 < K; k0 += 128) {
+      const int64_t k1 = k0 + 128 < K ? k0 + 128 : K;
+      for (int64_t i = i0; i < i1; i++) {
+        %s *c = C + i * ldc;
+        for (int64_t k = k0; k < k1; k++) {
+          const %s a = A[i * sa0 + k * sa1];
+          const %s *b = B + k * sb0;
+          for (int64_t j = 0; j < N; j++) c[j] += a * b[j * sb1];
+        }
+      }
+    }
+  }
+}
+`, t, t, t)
+	return b.String()
+}
+
+func gemmName(t string) string { return "gcdbg_gemm_" + sanitizeIdent(t) }
+
+// gemmPrelude writes the BLAS loader and one GEMM per element type used.
+func gemmPrelude(r *renderer) string {
+	var dts []tensor.DType
+	for _, k := range r.kernels {
+		for _, n := range k.Nodes {
+			if n.Kind == loopir.Extern && (n.Op == "mm" || n.Op == "bmm") {
+				if b := r.p.Buffers[n.Name]; b != nil && !r.gemms[b.DType] {
+					r.gemms[b.DType] = true
+					dts = append(dts, b.DType)
+				}
+			}
+		}
+	}
+	if len(dts) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(blasPrelude)
+	for _, dt := range dts {
+		t := r.d.Types[dt]
+		blas := map[tensor.DType]string{tensor.Float32: "gcdbg_sgemm", tensor.Float64: "gcdbg_dgemm"}[dt]
+		b.WriteString(gemmFunc(gemmName(t), t, blas))
+	}
+	return b.String()
+}
+
+// operand is a tensor argument of an extern call: its view.
+func (g *kernelGen) operand(a ir.Arg, what string) *loopir.View {
+	n, ok := a.(*ir.Node)
+	if !ok {
+		g.fail("%s is not a tensor", what)
+		return nil
+	}
+	v := g.r.p.Values[n.Name]
+	if v == nil || g.r.store[v.Buffer] == nil {
+		g.fail("%s (%s) has no buffer in memory", what, n.Name)
+		return nil
+	}
+	g.use(v.Buffer)
+	return v
+}
+
+func (g *kernelGen) ptr(v *loopir.View) string {
+	return "(" + g.r.store[v.Buffer].c + " + " + g.expr(v.Offset, nil, nil) + ")"
+}
+
+func (g *kernelGen) e(x loopir.Expr) string { return g.expr(x, nil, nil) }
+
+// externArgs binds the extern node's ir arguments to its schema.
+func (g *kernelGen) externArgs(n *loopir.Node) []ir.Arg {
+	if g.r.p.Graph == nil {
+		g.fail("no graph for extern %s", n.Name)
+		return nil
+	}
+	irn := g.r.p.Graph.Node(n.IRNode)
+	if irn == nil {
+		g.fail("extern %s: no graph node %q", n.Name, n.IRNode)
+		return nil
+	}
+	d := ir.Lookup(irn.Target)
+	if d == nil {
+		g.fail("extern %s: %q is not a canonical op", n.Name, irn.Target)
+		return nil
+	}
+	bound, err := d.Schema.Bind(irn.Args, irn.Kwargs)
+	if err != nil {
+		g.fail("extern %s: %v", n.Name, err)
+		return nil
+	}
+	return bound
+}
+
+// extern writes the library call of n into its output buffer.
+func (g *kernelGen) extern(n *loopir.Node) {
+	args := g.externArgs(n)
+	out := g.r.store[n.Name]
+	if args == nil || out == nil {
+		g.fail("extern %s has no output buffer", n.Name)
+		return
+	}
+	g.use(n.Name)
+	ob := g.r.p.Buffers[n.Name]
+	switch n.Op {
+	case "mm":
+		a, b := g.operand(args[0], "mm self"), g.operand(args[1], "mm mat2")
+		if a == nil || b == nil || len(a.Sizes) != 2 || len(b.Sizes) != 2 {
+			g.fail("mm %s: operands must be matrices", n.Name)
+			return
+		}
+		g.line("%s(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s);", gemmName(g.ctype(ob.DType)),
+			g.e(a.Sizes[0]), g.e(b.Sizes[1]), g.e(a.Sizes[1]), g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]),
+			g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), out.c, g.e(b.Sizes[1]))
+	case "bmm":
+		a, b := g.operand(args[0], "bmm self"), g.operand(args[1], "bmm mat2")
+		if a == nil || b == nil || len(a.Sizes) != 3 || len(b.Sizes) != 3 {
+			g.fail("bmm %s: operands must be batches of matrices", n.Name)
+			return
+		}
+		M, N, K := g.e(a.Sizes[1]), g.e(b.Sizes[2]), g.e(a.Sizes[2])
+		g.line("for (int64_t bi = 0; bi < %s; bi++) {", g.e(a.Sizes[0]))
+		g.line("  %s(%s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s * %s, %s);", gemmName(g.ctype(ob.DType)),
+			M, N, K, g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]), g.e(a.Strides[2]),
+			g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), g.e(b.Strides[2]), out.c, M, N, N)
+		g.line("}")
+	case "conv2d":
+		g.conv2d(n, args, out, ob)
+	default:
+		g.fail("extern %s: no generated code for %s", n.Name, n.Op)
+	}
+}
+
+// pairArg reads an int or a pair of ints.
+func pairArg(a ir.Arg) ([2]int64, bool) {
+	switch x := a.(type) {
+	case int64:
+		return [2]int64{x, x}, true
+	case ir.Tuple:
+		if len(x) == 1 {
+			return pairArg(x[0])
+		}
+		if len(x) == 2 {
+			p, ok1 := x[0].(int64)
+			q, ok2 := x[1].(int64)
+			return [2]int64{p, q}, ok1 && ok2
+		}
+	case ir.List:
+		return pairArg(ir.Tuple(x))
+	}
+	return [2]int64{}, false
+}
+
+// conv2d writes direct convolution loops (batched or unbatched input).
+func (g *kernelGen) conv2d(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
+	x, w := g.operand(args[0], "conv2d input"), g.operand(args[1], "conv2d weight")
+	if x == nil || w == nil || len(w.Sizes) != 4 || (len(x.Sizes) != 4 && len(x.Sizes) != 3) {
+		g.fail("conv2d %s: input must be 3-D or 4-D and weight 4-D", n.Name)
+		return
+	}
+	var bias *loopir.View
+	if args[2] != nil {
+		if bias = g.operand(args[2], "conv2d bias"); bias == nil {
+			return
+		}
+	}
+	stride, ok1 := pairArg(args[3])
+	dil, ok3 := pairArg(args[5])
+	groups, ok4 := args[6].(int64)
+	var pad [2]int64
+	ok2 := true
+	switch p := args[4].(type) {
+	case string:
+		if p == "same" {
+			for i := 0; i < 2; i++ {
+				k, isC := w.Sizes[2+i].(loopir.Const)
+				if !isC {
+					ok2 = false
+					break
+				}
+				pad[i] = dil[i] * (k.V - 1) / 2
+				if dil[i]*(k.V-1)%2 != 0 {
+					ok2 = false // asymmetric padding: not generated
+				}
+			}
+		} else if p != "valid" {
+			ok2 = false
+		}
+	default:
+		pad, ok2 = pairArg(p)
+	}
+	if !ok1 || !ok2 || !ok3 || !ok4 || groups < 1 {
+		g.fail("conv2d %s: stride, padding, dilation or groups not understood", n.Name)
+		return
+	}
+	xs, xst := x.Sizes, x.Strides
+	os := ob.Sizes
+	nb, sxn := "1", "0"
+	if len(xs) == 4 {
+		nb, sxn = g.e(xs[0]), g.e(xst[0])
+		xs, xst, os = xs[1:], xst[1:], os[1:]
+	}
+	t := g.ctype(ob.DType)
+	acc := t
+	if ob.DType == tensor.Float32 {
+		acc = "double"
+	}
+	OC, OH, OW := g.e(os[0]), g.e(os[1]), g.e(os[2])
+	g.line("{")
+	g.ind++
+	g.line("const int64_t NB = %s, OC = %s, OH = %s, OW = %s, H = %s, W = %s;", nb, OC, OH, OW, g.e(xs[1]), g.e(xs[2]))
+	g.line("const int64_t CG = %s, OCG = OC / %d, KH = %s, KW = %s;", g.e(w.Sizes[1]), groups, g.e(w.Sizes[2]), g.e(w.Sizes[3]))
+	g.line("const %s *X = %s; const %s *Wt = %s;", t, g.ptr(x), t, g.ptr(w))
+	g.line("#pragma omp parallel for collapse(2) if(NB * OC * OH * OW * CG * KH * KW > 65536)")
+	g.line("for (int64_t cn = 0; cn < NB; cn++)")
+	g.line("  for (int64_t co = 0; co < OC; co++) {")
+	g.line("    const int64_t cg = co / OCG;")
+	g.line("    for (int64_t oh = 0; oh < OH; oh++)")
+	g.line("      for (int64_t ow = 0; ow < OW; ow++) {")
+	if bias != nil {
+		g.line("        %s acc = %s[co * %s];", acc, g.ptr(bias), g.e(bias.Strides[0]))
+	} else {
+		g.line("        %s acc = 0;", acc)
+	}
+	g.line("        for (int64_t ci = 0; ci < CG; ci++)")
+	g.line("          for (int64_t kh = 0; kh < KH; kh++) {")
+	g.line("            const int64_t ih = oh * %d - %d + kh * %d;", stride[0], pad[0], dil[0])
+	g.line("            if (ih < 0 || ih >= H) continue;")
+	g.line("            for (int64_t kw = 0; kw < KW; kw++) {")
+	g.line("              const int64_t iw = ow * %d - %d + kw * %d;", stride[1], pad[1], dil[1])
+	g.line("              if (iw < 0 || iw >= W) continue;")
+	g.line("              acc += (%s)X[cn * %s + (cg * CG + ci) * %s + ih * %s + iw * %s] * (%s)Wt[co * %s + ci * %s + kh * %s + kw * %s];",
+		acc, sxn, g.e(xst[0]), g.e(xst[1]), g.e(xst[2]), acc, g.e(w.Strides[0]), g.e(w.Strides[1]), g.e(w.Strides[2]), g.e(w.Strides[3]))
+	g.line("            }")
+	g.line("          }")
+	g.line("        %s[((cn * OC + co) * OH + oh) * OW + ow] = (%s)acc;", out.c, t)
+	g.line("      }")
+	g.line("  }")
+	g.ind--
+	g.line("}")
+}
+
+// externFlops counts 2*M*N*K for a static GEMM (for GFLOP/s).
+func (g *kernelGen) externFlops() int64 {
+	var f int64
+	for _, n := range g.k.Nodes {
+		if n.Kind != loopir.Extern || (n.Op != "mm" && n.Op != "bmm") {
+			continue
+		}
+		args := g.externArgs(n)
+		if len(args) < 2 {
+			continue
+		}
+		an, _ := args[0].(*ir.Node)
+		bn, _ := args[1].(*ir.Node)
+		if an == nil || bn == nil {
+			continue
+		}
+		a, b := g.r.p.Values[an.Name], g.r.p.Values[bn.Name]
+		if a == nil || b == nil {
+			continue
+		}
+		na, ok1 := static(a.Sizes)
+		nb, ok2 := static(b.Sizes[len(b.Sizes)-1:])
+		if ok1 && ok2 {
+			f += 2 * na * nb
+		}
+	}
+	return f
+}

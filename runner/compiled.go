@@ -1,0 +1,217 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+
+	"gcdbg/compiler"
+	"gcdbg/interp"
+	"gcdbg/ir"
+	"gcdbg/stages"
+	"gcdbg/tensor"
+	"gcdbg/trace"
+)
+
+// `run --device cpu`: every compiled program of a graph (inference, or
+// forward then backward fed the saved tensors) is rendered to C, built and
+// run by the compiler's worker; the outputs and grads it computes are what
+// vs_expected and vs_eager then compare, and its timings fill
+// timing.compiled_ms and kernels.
+
+// Program is one built program: its manifest and shared object.
+type Program struct {
+	Manifest *compiler.Manifest
+	Library  string
+}
+
+// BuildProgram renders and builds one loop program. It is nil until the C
+// renderer and builder are linked in (compiler.Build); --device cpu then
+// says so instead of running.
+var BuildProgram func(tr *trace.Trace, u *stages.Unit, lp *stages.LoopProgram) (*Program, error)
+
+// KernelResult is one entry of the JSON's kernels (medians over the runs).
+type KernelResult struct {
+	Name   string   `json:"name"`
+	Role   string   `json:"role"` // inference, forward, backward
+	Kind   string   `json:"kind"` // pointwise, reduction, extern, fused
+	MS     float64  `json:"ms"`
+	GBps   float64  `json:"gbps"`
+	GFlops float64  `json:"gflops"`
+	Nodes  []string `json:"nodes"`
+}
+
+// DefaultDevice is "cpu" when a C compiler is on PATH and the renderer is
+// linked in, else "eager" with the reason.
+func DefaultDevice() (string, string) {
+	if BuildProgram == nil {
+		return "eager", "the C renderer is not part of this build"
+	}
+	if _, err := exec.LookPath("cc"); err != nil {
+		return "eager", "no C compiler (cc) on PATH"
+	}
+	return "cpu", ""
+}
+
+// compiledRun is what the compiled programs of one graph computed.
+type compiledRun struct {
+	outs, grads []*tensor.Tensor
+	seconds     []float64 // per run, all programs together
+	kernels     []KernelResult
+	fallback    []string
+}
+
+// addCompiled runs u's compiled programs and puts their results in gr:
+// the comparisons are recomputed with the compiled values.
+func addCompiled(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult) error {
+	if BuildProgram == nil {
+		return errors.New("--device cpu: the C renderer is not part of this build (use --device eager)")
+	}
+	if len(u.Programs) == 0 {
+		return fmt.Errorf("graph %q: no compiled program (the loop stages did not run)", u.Captured.Name)
+	}
+	cr := &compiledRun{}
+	saved := map[string]*tensor.Tensor{}
+	for _, lp := range u.Programs {
+		p, err := BuildProgram(tr, u, lp)
+		if err != nil {
+			return fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
+		}
+		in, err := programInputs(p.Manifest, lp.Graph, saved)
+		if err != nil {
+			return fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
+		}
+		res, err := compiler.Exec(p.Library, p.Manifest, in, compiler.ExecOptions{Runs: opt.Runs})
+		if err != nil {
+			return fmt.Errorf("graph %q: %w", u.Captured.Name, err)
+		}
+		cr.add(lp.Role, p.Manifest, res)
+		switch lp.Role {
+		case "forward":
+			n := u.Joint.NumOutputs
+			if len(res.Outputs) < n+len(u.Partition.Saved) {
+				return fmt.Errorf("graph %q (forward): %d outputs, want %d + %d saved", u.Captured.Name, len(res.Outputs), n, len(u.Partition.Saved))
+			}
+			cr.outs = res.Outputs[:n]
+			for i, s := range u.Partition.Saved {
+				saved[s.Name] = res.Outputs[n+i]
+			}
+		case "backward":
+			cr.grads = res.Outputs
+		default:
+			cr.outs = res.Outputs
+		}
+	}
+	return cr.fill(u, gr)
+}
+
+func (cr *compiledRun) add(role string, m *compiler.Manifest, res *compiler.ExecResult) {
+	if cr.seconds == nil {
+		cr.seconds = make([]float64, len(res.Seconds))
+	}
+	for r := range cr.seconds {
+		if r < len(res.Seconds) {
+			cr.seconds[r] += res.Seconds[r]
+		}
+	}
+	med := res.MedianKernelSeconds()
+	for _, st := range m.Steps {
+		if st.Kind == "fallback" {
+			cr.fallback = append(cr.fallback, st.IRNode)
+		}
+		for _, k := range st.Kernels {
+			kr := KernelResult{Name: k.Name, Role: role, Kind: k.Kind, Nodes: append([]string{}, k.Origins...)}
+			if k.Index < len(med) && med[k.Index] > 0 {
+				s := med[k.Index]
+				kr.MS = s * 1e3
+				kr.GBps = float64(k.Bytes) / s / 1e9
+				kr.GFlops = float64(k.Flops) / s / 1e9
+			}
+			cr.kernels = append(cr.kernels, kr)
+		}
+	}
+}
+
+// programInputs gathers every input and constant slot's tensor: a saved
+// tensor of the forward, else the graph's own tensor of that name.
+func programInputs(m *compiler.Manifest, g *ir.Graph, saved map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
+	in := map[string]*tensor.Tensor{}
+	for _, b := range m.Buffers {
+		if b.Kind != "input" && b.Kind != "constant" {
+			continue
+		}
+		key := b.Target
+		if key == "" {
+			key = b.Name
+		}
+		if t := saved[key]; t != nil {
+			in[key] = t
+			continue
+		}
+		td := g.Tensors[key]
+		if td == nil || td.T == nil {
+			return nil, fmt.Errorf("buffer %q: no tensor %q in the graph or the saved values", b.Name, key)
+		}
+		in[key] = td.T
+	}
+	return in, nil
+}
+
+// fill replaces gr's comparisons with the compiled values' and adds the
+// timings.
+func (cr *compiledRun) fill(u *stages.Unit, gr *GraphResult) error {
+	eager, err := u.RunEager()
+	if err != nil {
+		return err
+	}
+	exp := u.Captured.Expected
+	for i := range gr.Outputs {
+		o := &gr.Outputs[i]
+		if o.Index >= len(cr.outs) || cr.outs[o.Index] == nil {
+			return fmt.Errorf("graph %q: the compiled program returned no output %d", u.Captured.Name, o.Index)
+		}
+		got := cr.outs[o.Index]
+		ref, err := interp.AsTensor(eager[o.Index])
+		if err != nil {
+			return err
+		}
+		tol := interp.DefaultTolerance(got.DType)
+		c := interp.Compare(got, ref, tol)
+		o.VsEager = &c
+		if exp != nil && o.Index < len(exp.Outputs) {
+			c := interp.Compare(got, exp.Outputs[o.Index], tol)
+			o.VsExpected = &c
+		}
+	}
+	if len(gr.Grads) > 0 {
+		_, jointGrads, err := u.RunJoint()
+		if err != nil {
+			return err
+		}
+		for i := range gr.Grads {
+			g := &gr.Grads[i]
+			if i >= len(cr.grads) || cr.grads[i] == nil {
+				return fmt.Errorf("graph %q: the compiled backward returned no grad of %s", u.Captured.Name, g.Name)
+			}
+			got := cr.grads[i]
+			ref, err := interp.AsTensor(jointGrads[i])
+			if err != nil {
+				return err
+			}
+			tol := interp.DefaultTolerance(got.DType)
+			c := interp.Compare(got, ref, tol)
+			g.VsEager = &c
+			if exp != nil && exp.Grads[g.Name] != nil {
+				c := interp.Compare(got, exp.Grads[g.Name], tol)
+				g.VsExpected = &c
+			}
+		}
+	}
+	gr.Timing.CompiledMS = compiler.Median(cr.seconds) * 1e3
+	gr.Kernels = gr.Kernels[:0]
+	for _, k := range cr.kernels {
+		gr.Kernels = append(gr.Kernels, k)
+	}
+	gr.Fallback = append(gr.Fallback[:0], cr.fallback...)
+	return nil
+}

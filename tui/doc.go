@@ -1,0 +1,191 @@
+package tui
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"gcdbg/ir"
+	"gcdbg/stages"
+)
+
+// nodeID names one node of one graph stage: the stage's index in
+// stages.Table and the node's name in that stage's graph.
+type nodeID struct {
+	stage int
+	name  string
+}
+
+// stageDoc is one stage's artifact for one Unit, split into lines, with
+// what each line stands for. Built once per Unit (buildUnitDoc), so
+// switching stages only re-renders the visible lines.
+type stageDoc struct {
+	idx   int // index in stages.Table
+	name  string
+	graph *ir.Graph // nil for text stages
+	lines []string
+	// refs are the graph nodes a line stands for: the nodes a graph stage's
+	// line defines, or the nodes a text stage's line mentions (buffers and
+	// kernels resolved to their origins). The cursor selects them.
+	refs [][]nodeID
+	// hl are the nodes whose selection highlights the line: refs plus, for
+	// comment lines and lines inside a block, the nodes they mention.
+	hl      [][]nodeID
+	defLine map[string]int // graph stages: node name -> the line defining it
+	lexer   string         // chroma lexer name, "" for plain text
+	err     string         // why the stage has no artifact
+	// lineOf is the reverse of hl: the lines each node highlights.
+	lineOf  map[nodeID][]int
+	colored map[int]string // syntax-coloured lines, filled as they are drawn
+}
+
+// count is the stage list's per-stage number: nodes of a graph stage,
+// lines of a text stage.
+func (d *stageDoc) count() string {
+	if d.err != "" {
+		return "-"
+	}
+	if d.graph != nil {
+		return fmt.Sprint(len(d.graph.Nodes))
+	}
+	return ""
+}
+
+// unitDoc is everything the TUI shows for one captured graph.
+type unitDoc struct {
+	unit   *stages.Unit
+	stages []*stageDoc
+	prov   *provIndex
+}
+
+// buildUnitDoc prints every stage once and indexes lines and provenance.
+func buildUnitDoc(u *stages.Unit) *unitDoc {
+	ud := &unitDoc{unit: u}
+	graphs := make([]*ir.Graph, len(stages.Table))
+	for i, st := range stages.Table {
+		d := &stageDoc{idx: i, name: st.Name}
+		text, err := safePrint(st, u)
+		if err != nil {
+			d.err = err.Error()
+			text = "(" + st.Name + " has no artifact for this graph: " + d.err + ")"
+		}
+		d.lines = strings.Split(strings.TrimRight(text, "\n"), "\n")
+		if st.Graph != nil && d.err == "" {
+			d.graph = safeGraph(st, u)
+		}
+		graphs[i] = d.graph
+		ud.stages = append(ud.stages, d)
+	}
+	ud.prov = newProvIndex(graphs)
+	for _, d := range ud.stages {
+		if d.graph != nil {
+			indexGraphLines(d)
+			d.lexer = "python"
+		} else {
+			indexTextLines(d, u, graphs)
+			if strings.Contains(d.name, "kernel") || strings.Contains(d.name, "wrapper") {
+				d.lexer = "c"
+			}
+		}
+		d.lineOf = map[nodeID][]int{}
+		for i, ids := range d.hl {
+			for _, id := range ids {
+				if l := d.lineOf[id]; len(l) == 0 || l[len(l)-1] != i {
+					d.lineOf[id] = append(d.lineOf[id], i)
+				}
+			}
+		}
+	}
+	return ud
+}
+
+// safePrint prints a stage; a printer that fails on a half-run unit (an
+// earlier stage failed) becomes an error instead of a crash.
+func safePrint(st stages.Stage, u *stages.Unit) (text string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("stage %s could not print: %v", st.Name, r)
+		}
+	}()
+	if st.Print == nil {
+		return "", fmt.Errorf("stage %s has no printer", st.Name)
+	}
+	if st.Graph != nil && safeGraph(st, u) == nil {
+		return "", fmt.Errorf("no %s graph (nothing requires grad, or an earlier stage failed)", st.Name)
+	}
+	return st.Print(u), nil
+}
+
+func safeGraph(st stages.Stage, u *stages.Unit) (g *ir.Graph) {
+	defer func() {
+		if recover() != nil {
+			g = nil
+		}
+	}()
+	return st.Graph(u)
+}
+
+var (
+	fxDef       = regexp.MustCompile(`^\s*%([A-Za-z_][A-Za-z0-9_]*) :`)
+	readableDef = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*): `)
+	commentDef  = regexp.MustCompile(`^\s*#\s*([A-Za-z_][A-Za-z0-9_]*): `)
+	identRE     = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+)
+
+// indexGraphLines finds the line defining each node of a graph stage (the
+// fx form "%name :", the readable form "name: ..."); placeholders printed
+// only in a signature or a comment, and the output node ("return"), are
+// found by their first mention. Comment lines ("# backward of relu_1",
+// "#   relu_1  f32[8, 512]  saved") highlight with the nodes they name.
+func indexGraphLines(d *stageDoc) {
+	d.refs = make([][]nodeID, len(d.lines))
+	d.hl = make([][]nodeID, len(d.lines))
+	d.defLine = map[string]int{}
+	g := d.graph
+	names := map[string]bool{}
+	for _, n := range g.Nodes {
+		names[n.Name] = true
+	}
+	first := map[string]int{}
+	for i, l := range d.lines {
+		trim := strings.TrimSpace(l)
+		var m []string
+		if m = fxDef.FindStringSubmatch(l); m == nil && !strings.HasPrefix(trim, "#") {
+			m = readableDef.FindStringSubmatch(l)
+		}
+		if m == nil {
+			m = commentDef.FindStringSubmatch(l)
+		}
+		if m != nil && names[m[1]] {
+			if _, seen := d.defLine[m[1]]; !seen || !strings.HasPrefix(trim, "#") {
+				d.defLine[m[1]] = i
+			}
+		}
+		if strings.HasPrefix(trim, "return") {
+			if out := g.OutputNode(); out != nil {
+				d.defLine[out.Name] = i
+			}
+		}
+		for _, tok := range identRE.FindAllString(l, -1) {
+			if _, ok := first[tok]; !ok && names[tok] {
+				first[tok] = i
+			}
+			if strings.HasPrefix(trim, "#") && names[tok] {
+				d.hl[i] = append(d.hl[i], nodeID{d.idx, tok})
+			}
+		}
+	}
+	for _, n := range g.Nodes {
+		if _, ok := d.defLine[n.Name]; !ok {
+			if i, ok := first[n.Name]; ok {
+				d.defLine[n.Name] = i
+			}
+		}
+	}
+	for _, n := range g.Nodes { // in graph order, so a line's first ref is its first node
+		if i, ok := d.defLine[n.Name]; ok {
+			d.refs[i] = append(d.refs[i], nodeID{d.idx, n.Name})
+			d.hl[i] = append(d.hl[i], nodeID{d.idx, n.Name})
+		}
+	}
+}

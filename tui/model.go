@@ -1,0 +1,536 @@
+// Package tui is `gcdbg explore`: a terminal explorer of a trace's way
+// through the compiler. A stage list (stages.Table), two panes showing any
+// two stages of one captured graph, synced through provenance (the node
+// under the cursor lights up what it came from and what it became in every
+// stage), a source panel, a run panel (runner.Run), help and a guided tour.
+//
+// The model is Bubble Tea's Elm architecture: Update handles a message and
+// returns commands for slow work (running the pipeline, running the
+// trace), whose results come back as messages; View draws only the
+// visible lines. Stages are known only through stages.Table.
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"gcdbg/ir"
+	"gcdbg/stages"
+	"gcdbg/trace"
+)
+
+// Options tune the explorer.
+type Options struct {
+	Runs int // timed repetitions of the run panel (runner.Options.Runs)
+}
+
+// Model is the explorer's state.
+type Model struct {
+	tr      *trace.Trace
+	opt     Options
+	units   []*unitDoc
+	loadErr string
+	graph   int // index into units
+	panes   [2]pane
+	focus   int
+	width   int
+	height  int
+	help    bool
+	explain bool
+	prompt  *prompt
+	search  string
+	source  []string // the source panel's lines; nil when closed
+	run     runPanel
+	tour    *tour
+	notice  string
+	related map[nodeID]bool
+	selAt   [3]int // graph, stage, line the related set was computed for
+}
+
+// prompt is the one-line input of / (search) and g (go to node).
+type prompt struct {
+	kind   string // "search" or "goto"
+	text   string
+	origin int // the cursor when the prompt opened (esc goes back)
+}
+
+// loadedMsg carries the pipeline's result.
+type loadedMsg struct {
+	units []*unitDoc
+	err   error
+}
+
+// New makes the explorer for tr; Init runs the pipeline in the background.
+func New(tr *trace.Trace, opt Options) Model {
+	return Model{tr: tr, opt: opt, width: 120, height: 40, selAt: [3]int{-1, -1, -1}}
+}
+
+// Init starts the pipeline.
+func (m Model) Init() tea.Cmd { return loadCmd(m.tr) }
+
+func loadCmd(tr *trace.Trace) tea.Cmd {
+	return func() tea.Msg { return load(tr) }
+}
+
+// load runs every stage and indexes what it made, once per captured graph.
+func load(tr *trace.Trace) loadedMsg { return loadUntil(tr, "") }
+
+// loadUntil runs the stages up to and including until ("" = all); the
+// later stages show that they have no artifact.
+func loadUntil(tr *trace.Trace, until string) loadedMsg {
+	units, err := stages.Run(tr, until)
+	var docs []*unitDoc
+	for _, u := range units {
+		if u != nil {
+			docs = append(docs, buildUnitDoc(u))
+		}
+	}
+	return loadedMsg{units: docs, err: err}
+}
+
+func (m *Model) doc() *unitDoc {
+	if len(m.units) == 0 {
+		return nil
+	}
+	return m.units[m.graph]
+}
+
+func (m *Model) stageDoc(p int) *stageDoc { return m.doc().stages[m.panes[p].stage] }
+
+// Update handles one message.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.refresh()
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case loadedMsg:
+		m.units = msg.units
+		if msg.err != nil {
+			m.loadErr = msg.err.Error()
+		}
+		if len(m.units) > 0 {
+			m.graph = 0
+			m.panes[0] = pane{stage: 0, remember: map[int]int{}}
+			m.panes[1] = pane{stage: nextGraphStage(m.doc(), 0), remember: map[int]int{}}
+			for p := range m.panes {
+				m.panes[p].cursor = -1
+				m.panes[p].step(m.stageDoc(p), 1)
+				m.panes[p].cursor = max(m.panes[p].cursor, 0)
+			}
+		}
+	case runDoneMsg, spinMsg:
+		return m.run.update(msg)
+	case tea.MouseWheelMsg:
+		m.wheel(msg.Mouse())
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	return nil
+}
+
+// nextGraphStage is the first stage after i that has a graph, else i+1.
+func nextGraphStage(d *unitDoc, i int) int {
+	for j := i + 1; j < len(d.stages); j++ {
+		if d.stages[j].graph != nil {
+			return j
+		}
+	}
+	return min(i+1, len(d.stages)-1)
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	if m.prompt != nil {
+		m.promptKey(msg)
+		return nil
+	}
+	if m.help {
+		if key.Matches(msg, keys.Quit) && msg.String() == "ctrl+c" {
+			return tea.Quit
+		}
+		m.help = false
+		return nil
+	}
+	m.notice = ""
+	if key.Matches(msg, keys.Quit) {
+		return tea.Quit
+	}
+	if m.doc() == nil {
+		return nil
+	}
+	p := &m.panes[m.focus]
+	d := m.stageDoc(m.focus)
+	h := m.paneBody()
+	if p.gv != nil && !global(msg) {
+		k := msg
+		switch msg.String() { // the graph view steps boxes with tab; here tab switches panes
+		case ".":
+			k = tea.KeyPressMsg{Code: tea.KeyTab}
+		case ",":
+			k = tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+		}
+		gv, cmd := p.gv.Update(k)
+		p.gv = &gv
+		m.selAt = [3]int{-1, -1, -1}
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, keys.Help):
+		m.help = true
+	case key.Matches(msg, keys.Close):
+		switch {
+		case m.source != nil:
+			m.source = nil
+		case m.run.visible:
+			m.run.visible = false
+		case m.explain:
+			m.explain = false
+		default:
+			m.tour = nil
+		}
+	case key.Matches(msg, keys.Down):
+		p.step(d, 1)
+	case key.Matches(msg, keys.Up):
+		p.step(d, -1)
+	case key.Matches(msg, keys.PageDown):
+		p.cursor += h
+		p.top += h
+	case key.Matches(msg, keys.PageUp):
+		p.cursor -= h
+		p.top -= h
+	case key.Matches(msg, keys.Top):
+		p.cursor, p.top = 0, 0
+	case key.Matches(msg, keys.Bottom):
+		p.cursor = len(d.lines) - 1
+	case key.Matches(msg, keys.Left):
+		p.left = max(0, p.left-8)
+	case key.Matches(msg, keys.Right):
+		p.left += 8
+	case key.Matches(msg, keys.Focus):
+		m.focus = 1 - m.focus
+	case key.Matches(msg, keys.PrevStage):
+		m.setStage(m.focus, p.stage-1)
+	case key.Matches(msg, keys.NextStage):
+		m.setStage(m.focus, p.stage+1)
+	case key.Matches(msg, keys.NextGraph), key.Matches(msg, keys.PrevGraph):
+		m.switchGraph(key.Matches(msg, keys.NextGraph))
+	case key.Matches(msg, keys.Jump):
+		m.jumpToSource()
+	case key.Matches(msg, keys.Search):
+		m.prompt = &prompt{kind: "search", origin: p.cursor}
+	case key.Matches(msg, keys.Goto):
+		m.prompt = &prompt{kind: "goto", origin: p.cursor}
+	case key.Matches(msg, keys.Next):
+		m.find(m.search, p.cursor+1, 1)
+	case key.Matches(msg, keys.Prev):
+		m.find(m.search, p.cursor-1, -1)
+	case key.Matches(msg, keys.Explain):
+		m.explain = !m.explain
+	case key.Matches(msg, keys.Tour):
+		return m.startTour()
+	case key.Matches(msg, keys.TourNext) && m.tour != nil:
+		return m.tourStep(1)
+	case key.Matches(msg, keys.TourPrev) && m.tour != nil:
+		return m.tourStep(-1)
+	case key.Matches(msg, keys.Run):
+		return m.run.start(m.tr, m.opt)
+	case key.Matches(msg, keys.View):
+		m.toggleGraph()
+	}
+	p.clamp(m.stageDoc(m.focus), h)
+	return nil
+}
+
+// setStage shows stage i in pane p. The cursor lands on the selection's
+// first line there (so the selection follows the pane), else where it was
+// the last time this pane showed that stage.
+func (m *Model) setStage(p, i int) {
+	d := m.doc()
+	if i < 0 || i >= len(d.stages) {
+		return
+	}
+	pn := &m.panes[p]
+	pn.remember[pn.stage] = pn.cursor
+	pn.stage = i
+	pn.gv = nil
+	pn.left = 0
+	nd := d.stages[i]
+	if l := firstRelated(nd, m.related); l >= 0 {
+		pn.cursor = l
+	} else if c, ok := pn.remember[i]; ok {
+		pn.cursor = c
+	} else {
+		pn.cursor = -1
+		pn.step(nd, 1)
+		pn.cursor = max(pn.cursor, 0)
+	}
+	pn.top = max(0, pn.cursor-m.paneBody()/4)
+	pn.clamp(nd, m.paneBody())
+}
+
+func (m *Model) switchGraph(next bool) {
+	if len(m.units) < 2 {
+		m.notice = "this trace has one captured graph"
+		return
+	}
+	if next {
+		m.graph = (m.graph + 1) % len(m.units)
+	} else {
+		m.graph = (m.graph + len(m.units) - 1) % len(m.units)
+	}
+	for p := range m.panes {
+		m.panes[p].gv = nil
+		m.panes[p].remember = map[int]int{}
+		m.panes[p].cursor, m.panes[p].top, m.panes[p].left = -1, 0, 0
+		m.panes[p].step(m.stageDoc(p), 1)
+		m.panes[p].cursor = max(m.panes[p].cursor, 0)
+	}
+	m.related = nil
+	m.source = nil
+}
+
+// selection is what the cursor of the focused pane stands for.
+func (m *Model) selection() []nodeID {
+	if m.doc() == nil {
+		return nil
+	}
+	d := m.stageDoc(m.focus)
+	if gv := m.panes[m.focus].gv; gv != nil {
+		var ids []nodeID
+		for _, n := range gv.Selected() {
+			ids = append(ids, nodeID{d.idx, n})
+		}
+		return ids
+	}
+	c := m.panes[m.focus].cursor
+	if c < 0 || c >= len(d.refs) {
+		return nil
+	}
+	return d.refs[c]
+}
+
+// refresh recomputes the related set when the selection moved, and
+// scrolls the other pane to show it.
+func (m *Model) refresh() {
+	if m.doc() == nil {
+		return
+	}
+	at := [3]int{m.graph, m.panes[m.focus].stage*2 + m.focus, m.panes[m.focus].cursor}
+	if at == m.selAt {
+		return
+	}
+	m.selAt = at
+	m.related = m.doc().prov.related(m.selection())
+	o := 1 - m.focus
+	od := m.stageDoc(o)
+	if l := firstRelated(od, m.related); l >= 0 {
+		m.panes[o].cursor = l
+		m.panes[o].show(od, l, m.paneBody())
+	}
+}
+
+// wheel scrolls the pane under the mouse.
+func (m *Model) wheel(ms tea.Mouse) {
+	if m.doc() == nil {
+		return
+	}
+	lw, pw := m.layout()
+	p := 0
+	if ms.X >= lw+pw+1 {
+		p = 1
+	} else if ms.X < lw {
+		return
+	}
+	delta := 3
+	if ms.Button == tea.MouseWheelUp {
+		delta = -3
+	}
+	m.panes[p].scroll(m.stageDoc(p), delta, m.paneBody())
+}
+
+// find moves the focused pane's cursor to the next line (from line
+// `from`, in direction dir, wrapping) containing q, case-insensitively.
+func (m *Model) find(q string, from, dir int) bool {
+	if q == "" {
+		return false
+	}
+	d := m.stageDoc(m.focus)
+	q = strings.ToLower(q)
+	n := len(d.lines)
+	for k := 0; k < n; k++ {
+		i := ((from+dir*k)%n + n) % n
+		if strings.Contains(strings.ToLower(d.lines[i]), q) {
+			m.panes[m.focus].cursor = i
+			m.panes[m.focus].clamp(d, m.paneBody())
+			return true
+		}
+	}
+	m.notice = fmt.Sprintf("%q not found in %s", q, d.name)
+	return false
+}
+
+func (m *Model) promptKey(msg tea.KeyPressMsg) {
+	pr := m.prompt
+	p := &m.panes[m.focus]
+	switch msg.String() {
+	case "esc":
+		p.cursor = pr.origin
+		m.prompt = nil
+	case "enter":
+		m.prompt = nil
+		if pr.kind == "goto" {
+			m.gotoNode(strings.TrimSpace(pr.text))
+		} else {
+			m.search = pr.text
+		}
+	case "backspace":
+		if r := []rune(pr.text); len(r) > 0 {
+			pr.text = string(r[:len(r)-1])
+		}
+	default:
+		if msg.Text != "" {
+			pr.text += msg.Text
+		}
+	}
+	if m.prompt != nil && pr.kind == "search" {
+		if !m.find(pr.text, pr.origin, 1) {
+			p.cursor = pr.origin
+		}
+	}
+	p.clamp(m.stageDoc(m.focus), m.paneBody())
+}
+
+// gotoNode selects the node called name: in the focused stage if it has
+// one, else in the first graph stage that does (the pane switches there).
+func (m *Model) gotoNode(name string) {
+	d := m.doc()
+	try := []int{m.panes[m.focus].stage}
+	for i := range d.stages {
+		try = append(try, i)
+	}
+	for _, i := range try {
+		if l, ok := d.stages[i].defLine[name]; ok {
+			if i != m.panes[m.focus].stage {
+				m.setStage(m.focus, i)
+			}
+			m.panes[m.focus].cursor = l
+			m.panes[m.focus].clamp(d.stages[i], m.paneBody())
+			return
+		}
+	}
+	m.notice = fmt.Sprintf("no node %q in graph %s", name, d.unit.Captured.Name)
+}
+
+// capturedStage is the first graph stage of the table: the graph as the
+// user's program produced it, where user source lines live.
+func (m *Model) capturedStage() int {
+	for i, d := range m.doc().stages {
+		if d.graph != nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// originNodes are the captured-graph nodes the selection came from.
+func (m *Model) originNodes() []*ir.Node {
+	c := m.capturedStage()
+	if c < 0 {
+		return nil
+	}
+	g := m.doc().stages[c].graph
+	var out []*ir.Node
+	for _, n := range g.Nodes {
+		if m.related[nodeID{c, n.Name}] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// jumpToSource shows the selection's original nodes in the other pane (the
+// captured graph) and opens the source panel on the user's lines.
+func (m *Model) jumpToSource() {
+	nodes := m.originNodes()
+	if len(nodes) == 0 {
+		m.notice = "the line under the cursor stands for no node of the captured graph"
+		return
+	}
+	c := m.capturedStage()
+	o := 1 - m.focus
+	if m.panes[m.focus].stage != c {
+		m.panes[o].remember[m.panes[o].stage] = m.panes[o].cursor
+		m.panes[o].stage = c
+		m.panes[o].left = 0
+	}
+	d := m.doc().stages[c]
+	if l := firstRelated(d, m.related); l >= 0 {
+		m.panes[o].cursor = l
+		m.panes[o].show(d, l, m.paneBody())
+	}
+	m.source = sourceLines(m.tr, nodes)
+}
+
+// relatedStages lists, per stage, whether the selection lives there.
+func (m *Model) relatedStages() []bool {
+	d := m.doc()
+	out := make([]bool, len(d.stages))
+	for i, sd := range d.stages {
+		out[i] = firstRelated(sd, m.related) >= 0
+	}
+	return out
+}
+
+// cursorNodes names what the focused cursor stands for, for the status line.
+func (m *Model) cursorNodes() string {
+	sel := m.selection()
+	names := make([]string, 0, len(sel))
+	for _, id := range sel {
+		names = append(names, id.name)
+	}
+	sort.Strings(names)
+	if len(names) > 4 {
+		names = append(names[:4], "…")
+	}
+	return strings.Join(names, ", ")
+}
+
+// global keys work the same in graph mode; the others go to the drawing.
+func global(msg tea.KeyPressMsg) bool {
+	return key.Matches(msg, keys.Focus, keys.PrevStage, keys.NextStage, keys.PrevGraph, keys.NextGraph,
+		keys.View, keys.Help, keys.Close, keys.Quit, keys.Run, keys.Tour, keys.Explain, keys.Jump, keys.TourNext, keys.TourPrev)
+}
+
+// toggleGraph switches the focused pane between text and a drawing of its
+// stage's graph, keeping the selection.
+func (m *Model) toggleGraph() {
+	p := &m.panes[m.focus]
+	if p.gv != nil {
+		p.gv = nil
+		return
+	}
+	d := m.stageDoc(m.focus)
+	if d.graph == nil {
+		m.notice = d.name + " has no graph to draw"
+		return
+	}
+	gv := NewGraphView(d.graph, GraphViewOptions{})
+	if err := gv.Err(); err != nil {
+		m.notice = "cannot draw " + d.name + ": " + err.Error()
+		return
+	}
+	var names []string
+	for _, id := range m.selection() {
+		names = append(names, id.name)
+	}
+	gv.SetSelected(names)
+	p.gv = &gv
+}

@@ -1,0 +1,168 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	xansi "github.com/charmbracelet/x/ansi"
+)
+
+// pane shows one stage of the current graph as lines, with a cursor.
+// Only the visible lines are drawn.
+type pane struct {
+	stage       int // index in stages.Table
+	cursor, top int // line under the cursor, first visible line
+	left        int // horizontal scroll, in cells
+	remember    map[int]int
+	// gv draws the stage's graph (graphview.go) instead of its text; nil
+	// in text mode. Leaving the stage leaves graph mode.
+	gv *GraphView
+}
+
+// graphView draws the pane in graph mode: a header, then the drawing with
+// the selection's nodes highlighted.
+func (p *pane) graphView(d *stageDoc, rel map[nodeID]bool, focused bool, width, height int) string {
+	hs := styles.head
+	if focused {
+		hs = styles.focusHead
+	}
+	head := hs.Render(padCut(fmt.Sprintf(" %s · graph drawing (v: text · . , next/prev box · arrows pan)", d.name), width))
+	names := map[string]bool{}
+	for id := range rel {
+		if id.stage == d.idx {
+			names[id.name] = true
+		}
+	}
+	p.gv.SetHighlight(names)
+	p.gv.SetSize(width, height-1)
+	return head + "\n" + p.gv.Render()
+}
+
+// lineRelated reports whether line i of d belongs to the selection.
+func lineRelated(d *stageDoc, i int, rel map[nodeID]bool) bool {
+	if len(rel) == 0 {
+		return false
+	}
+	for _, id := range d.hl[i] {
+		if rel[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// firstRelated is the first line of d the selection lights up, or -1.
+func firstRelated(d *stageDoc, rel map[nodeID]bool) int {
+	best := -1
+	for id := range rel {
+		if ls := d.lineOf[id]; len(ls) > 0 && (best < 0 || ls[0] < best) {
+			best = ls[0]
+		}
+	}
+	return best
+}
+
+// step moves the cursor to the next (dir 1) or previous (-1) line that
+// stands for a node; a pane without such lines moves line by line.
+func (p *pane) step(d *stageDoc, dir int) {
+	any := false
+	for _, r := range d.refs {
+		if len(r) > 0 {
+			any = true
+			break
+		}
+	}
+	for i := p.cursor + dir; i >= 0 && i < len(d.lines); i += dir {
+		if !any || len(d.refs[i]) > 0 {
+			p.cursor = i
+			return
+		}
+	}
+}
+
+func (p *pane) clamp(d *stageDoc, height int) {
+	n := len(d.lines)
+	p.cursor = max(0, min(p.cursor, n-1))
+	if height < 1 {
+		height = 1
+	}
+	if p.cursor < p.top {
+		p.top = p.cursor
+	}
+	if p.cursor >= p.top+height {
+		p.top = p.cursor - height + 1
+	}
+	p.top = max(0, min(p.top, n-height))
+	p.top = max(p.top, 0)
+}
+
+// show scrolls so line i is visible without moving the cursor, leaving
+// some context above it.
+func (p *pane) show(d *stageDoc, i, height int) {
+	if i < p.top || i >= p.top+height {
+		p.top = max(0, min(i-height/4, len(d.lines)-height))
+	}
+}
+
+// scroll moves the view (mouse wheel), not the cursor.
+func (p *pane) scroll(d *stageDoc, delta, height int) {
+	p.top = max(0, min(p.top+delta, len(d.lines)-height))
+}
+
+// view draws the pane: a header line then height-1 lines of text. Gutter
+// marks: ▶ the cursor (focused pane), ● a line of the selection.
+func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused bool, width, height int) string {
+	if width < 4 || height < 1 {
+		return ""
+	}
+	var sb strings.Builder
+	head := fmt.Sprintf(" %s", d.name)
+	if d.graph != nil {
+		head += fmt.Sprintf(" · %d nodes", len(d.graph.Nodes))
+	}
+	head += fmt.Sprintf(" · line %d/%d", p.cursor+1, len(d.lines))
+	hs := styles.head
+	if focused {
+		hs = styles.focusHead
+	}
+	sb.WriteString(hs.Render(padCut(head, width)))
+	body := height - 1
+	for r := 0; r < body; r++ {
+		sb.WriteString("\n")
+		i := p.top + r
+		if i >= len(d.lines) {
+			continue
+		}
+		gutter := "  "
+		text := d.lines[i]
+		switch {
+		case focused && i == p.cursor:
+			gutter = "▶ "
+			sb.WriteString(gutter + styles.cursor.Render(padCut(cutLeft(text, p.left), width-2)))
+		case lineRelated(d, i, rel):
+			gutter = "● "
+			sb.WriteString(styles.mark.Render(gutter) + styles.related.Render(padCut(cutLeft(text, p.left), width-2)))
+		case !focused && i == p.cursor:
+			sb.WriteString("▷ " + xansi.Cut(colorLine(d, i), p.left, p.left+width-2))
+		default:
+			sb.WriteString(gutter + xansi.Cut(colorLine(d, i), p.left, p.left+width-2))
+		}
+	}
+	return sb.String()
+}
+
+func cutLeft(s string, n int) string {
+	if n <= 0 {
+		return s
+	}
+	return xansi.Cut(s, n, xansi.StringWidth(s))
+}
+
+// padCut fits plain text to exactly w cells.
+func padCut(s string, w int) string {
+	s = xansi.Truncate(s, w, "…")
+	if n := xansi.StringWidth(s); n < w {
+		s += strings.Repeat(" ", w-n)
+	}
+	return s
+}

@@ -1,0 +1,255 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	xansi "github.com/charmbracelet/x/ansi"
+
+	"gcdbg/stages"
+)
+
+// layout returns the stage list's width and each pane's width.
+func (m *Model) layout() (listW, paneW int) {
+	listW = 24
+	if m.width < 80 {
+		listW = 0
+	}
+	paneW = (m.width - listW - 1) / 2
+	return listW, max(paneW, 4)
+}
+
+// panels are the boxes under the panes (tour, explanation, source, run),
+// already rendered to the full width.
+func (m *Model) panels() []string {
+	w := max(m.width-4, 10)
+	var out []string
+	box := func(title, body string) {
+		out = append(out, styles.panel.Width(m.width).Render(styles.panelTitle.Render(title)+"\n"+wrap(body, w)))
+	}
+	if m.tour != nil {
+		box(m.tour.title(), m.tour.text())
+	}
+	if m.explain && m.doc() != nil {
+		d := m.stageDoc(m.focus)
+		st := stages.Table[d.idx]
+		body := st.Explain
+		if t := teach[st.Name]; t != "" {
+			body += "\n\n" + t
+		}
+		box("stage "+st.Name+" (e to close)", body)
+	}
+	if m.source != nil {
+		box("user source (esc to close)", strings.Join(m.source, "\n"))
+	}
+	if m.run.visible {
+		box("run vs PyTorch (r to rerun, esc to close)", m.run.view())
+	}
+	return out
+}
+
+// bottomHeight is how many rows the panels take, at most half the screen.
+func (m *Model) bottom() (string, int) {
+	ps := m.panels()
+	if len(ps) == 0 {
+		return "", 0
+	}
+	s := strings.Join(ps, "\n")
+	lines := strings.Split(s, "\n")
+	limit := max((m.height-2)/2, 3)
+	if len(lines) > limit {
+		lines = lines[len(lines)-limit:]
+	}
+	return strings.Join(lines, "\n"), len(lines)
+}
+
+// paneBody is how many text lines a pane shows (below its header).
+func (m *Model) paneBody() int {
+	_, bh := m.bottom()
+	return max(m.height-2-bh-1, 1)
+}
+
+// View draws the screen.
+func (m Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "gcdbg explore"
+	return v
+}
+
+func (m *Model) render() string {
+	title := styles.title.Render("gcdbg explore") + " " + m.tr.Name
+	if m.doc() == nil {
+		msg := "running the pipeline…"
+		if m.loadErr != "" {
+			msg = "error: " + m.loadErr
+		}
+		return title + "\n\n  " + msg
+	}
+	u := m.doc().unit
+	title += styles.dim.Render(fmt.Sprintf(" · graph %s (%d/%d)", u.Captured.Name, m.graph+1, len(m.units)))
+	if u.Captured.Break != nil {
+		title += styles.dim.Render(" · graph break: " + u.Captured.Break.Reason)
+	}
+	if m.loadErr != "" {
+		title += " " + styles.bad.Render("pipeline error: "+m.loadErr)
+	}
+	title = xansi.Truncate(title, m.width, "…")
+	bottom, bh := m.bottom()
+	bodyH := max(m.height-2-bh, 2)
+	var body string
+	if m.help {
+		body = m.helpView(bodyH)
+	} else {
+		body = m.mainView(bodyH)
+	}
+	out := title + "\n" + body
+	if bottom != "" {
+		out += "\n" + bottom
+	}
+	return out + "\n" + m.statusLine()
+}
+
+func (m *Model) mainView(h int) string {
+	lw, pw := m.layout()
+	list := strings.Split(m.stageList(lw, h), "\n")
+	var cols [2][]string
+	for p := range m.panes {
+		if m.panes[p].gv != nil {
+			cols[p] = strings.Split(m.panes[p].graphView(m.stageDoc(p), m.related, p == m.focus, pw, h), "\n")
+			continue
+		}
+		cols[p] = strings.Split(m.panes[p].view(m.stageDoc(p), m.related, p == m.focus, pw, h), "\n")
+	}
+	sep := styles.dim.Render("│")
+	rows := make([]string, h)
+	for r := 0; r < h; r++ {
+		var sb strings.Builder
+		if lw > 0 {
+			sb.WriteString(fit(at(list, r), lw))
+		}
+		sb.WriteString(fit(at(cols[0], r), pw))
+		sb.WriteString(sep)
+		sb.WriteString(fit(at(cols[1], r), pw))
+		rows[r] = sb.String()
+	}
+	return strings.Join(rows, "\n")
+}
+
+func at(xs []string, i int) string {
+	if i < len(xs) {
+		return xs[i]
+	}
+	return ""
+}
+
+// fit cuts or pads a styled string to exactly w cells.
+func fit(s string, w int) string {
+	if xansi.StringWidth(s) > w {
+		s = xansi.Truncate(s, w, "")
+	}
+	if n := xansi.StringWidth(s); n < w {
+		s += strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// stageList draws the pipeline: ● where the selection lives, 1/2 for the
+// stage each pane shows, node counts, and each stage's one-line
+// explanation when there is room.
+func (m *Model) stageList(w, h int) string {
+	if w == 0 {
+		return ""
+	}
+	d := m.doc()
+	rel := m.relatedStages()
+	twoLines := h >= 2*len(d.stages)+1
+	lines := []string{styles.panelTitle.Render(" stages")}
+	for i, sd := range d.stages {
+		mark := "  "
+		if rel[i] {
+			mark = styles.mark.Render("● ")
+		}
+		which := ""
+		for p := range m.panes {
+			if m.panes[p].stage == i {
+				which += "◂" + fmt.Sprint(p+1)
+			}
+		}
+		name := fmt.Sprintf("%-11s%5s %-4s", sd.name, sd.count(), which)
+		if m.panes[m.focus].stage == i {
+			name = styles.focusHead.Render(name)
+		} else if which != "" {
+			name = styles.head.Render(name)
+		}
+		lines = append(lines, mark+name)
+		if twoLines {
+			lines = append(lines, styles.dim.Render("  "+xansi.Truncate(stages.Table[i].Explain, w-3, "…")))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m *Model) statusLine() string {
+	var s string
+	switch {
+	case m.prompt != nil && m.prompt.kind == "search":
+		s = " /" + m.prompt.text + "█   (enter keeps, esc goes back)"
+	case m.prompt != nil:
+		s = " go to node: " + m.prompt.text + "█   (enter goes, esc cancels)"
+	case m.notice != "":
+		s = " " + m.notice
+	case m.doc() != nil:
+		a, b := m.stageDoc(m.focus).name, m.stageDoc(1-m.focus).name
+		s = fmt.Sprintf(" %s · %s · [%s] ↔ %s", m.tr.Name, m.doc().unit.Captured.Name, a, b)
+		if c := m.cursorNodes(); c != "" {
+			s += " · node " + c
+		}
+		s += " · " + keys.hints()
+	}
+	return styles.status.Render(padCut(s, m.width))
+}
+
+// helpView lists every key binding, generated from the key map.
+func (m *Model) helpView(h int) string {
+	lines := []string{styles.panelTitle.Render(" keys") + styles.dim.Render("  (any key closes)"), ""}
+	for _, g := range keys.groups() {
+		for _, kb := range g {
+			hp := kb.Help()
+			lines = append(lines, fmt.Sprintf("  %-14s %s", hp.Key, hp.Desc))
+		}
+		lines = append(lines, "")
+	}
+	lines = append(lines, styles.dim.Render("  mouse wheel scrolls the pane under the pointer; ● marks lines and stages of the selection"))
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	return lipgloss.JoinVertical(lipgloss.Left, lines[:h]...)
+}
+
+// wrap breaks text to width w on spaces, keeping its own line breaks.
+func wrap(s string, w int) string {
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		if xansi.StringWidth(para) <= w {
+			out = append(out, para)
+			continue
+		}
+		line := ""
+		for _, word := range strings.Fields(para) {
+			if line != "" && xansi.StringWidth(line)+1+xansi.StringWidth(word) > w {
+				out = append(out, line)
+				line = ""
+			}
+			if line != "" {
+				line += " "
+			}
+			line += word
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
