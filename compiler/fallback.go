@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -121,6 +122,16 @@ func decodeConst(v any, depth int) (ir.Value, error) {
 		return c.Int64()
 	case ir.Tuple, ir.List, tensor.DType, ir.Device:
 		return c, nil
+	case json.RawMessage:
+		// The renderer stores constants as their JSON encoding; decode with
+		// UseNumber so that 2 and 2.0 stay an int and a float.
+		dec := json.NewDecoder(bytes.NewReader(c))
+		dec.UseNumber()
+		var x any
+		if err := dec.Decode(&x); err != nil {
+			return nil, fmt.Errorf("constant %s: %v", c, err)
+		}
+		return decodeConst(x, depth+1)
 	case []any:
 		out := make(ir.Tuple, len(c))
 		for i, e := range c {
