@@ -1,0 +1,17 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"gcdbg/compiler"
+)
+
+// `run` compiles by default: the compiled programs run in a worker, which
+// re-executes this test binary; ServeIfWorker makes it act as one.
+func TestMain(m *testing.M) {
+	compiler.ServeIfWorker()
+	code := m.Run()
+	compiler.Shutdown()
+	os.Exit(code)
+}
