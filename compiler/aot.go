@@ -18,10 +18,14 @@ import (
 
 // AOTIndex is DIR/index.json.
 type AOTIndex struct {
-	Format   string     `json:"format"` // "gcdbg.aot"
-	Version  int        `json:"version"`
-	Trace    string     `json:"trace"`
-	Programs []AOTEntry `json:"programs"`
+	Format  string `json:"format"` // "gcdbg.aot"
+	Version int    `json:"version"`
+	Trace   string `json:"trace"`
+	// TracePath is the absolute path of the trace it was compiled from,
+	// when it was a file: `gcdbg run DIR` loads it for the inputs and the
+	// references to compare against.
+	TracePath string     `json:"trace_path,omitempty"`
+	Programs  []AOTEntry `json:"programs"`
 }
 
 // AOTEntry is one compiled program in the index.
@@ -54,11 +58,18 @@ func fileStem(graph, role string) string {
 }
 
 // WriteAOT copies built artifacts into dir with their manifests and index.
+// traceName is the trace's path (or name): its base name is the index's
+// trace, and when it names a file its absolute path is trace_path.
 func WriteAOT(dir, traceName string, arts []*Artifact) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("compile: %w", err)
 	}
-	idx := AOTIndex{Format: "gcdbg.aot", Version: 1, Trace: traceName}
+	idx := AOTIndex{Format: "gcdbg.aot", Version: 1, Trace: filepath.Base(traceName)}
+	if fi, err := os.Stat(traceName); err == nil && fi.Mode().IsRegular() {
+		if abs, err := filepath.Abs(traceName); err == nil {
+			idx.TracePath = abs
+		}
+	}
 	used := map[string]bool{}
 	for _, a := range arts {
 		stem := fileStem(a.Manifest.Graph, a.Manifest.Role)
@@ -116,6 +127,22 @@ func inside(dir, name, field string) (string, error) {
 		return "", fmt.Errorf("%s: %s is not a regular file", field, p)
 	}
 	return p, nil
+}
+
+// ReadAOTIndex reads DIR/index.json alone (which trace it was built from).
+func ReadAOTIndex(dir string) (*AOTIndex, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", dir, err)
+	}
+	var idx AOTIndex
+	if err := json.Unmarshal(raw, &idx); err != nil {
+		return nil, fmt.Errorf("load %s: index.json: %w", dir, err)
+	}
+	if idx.Format != "gcdbg.aot" || idx.Version != 1 {
+		return nil, fmt.Errorf("load %s: index.json: format %q version %d, want gcdbg.aot 1", dir, idx.Format, idx.Version)
+	}
+	return &idx, nil
 }
 
 // LoadAOT reads DIR/index.json and every manifest it lists, checking that

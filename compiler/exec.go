@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -93,8 +94,26 @@ func Exec(lib string, m *Manifest, inputs map[string]*tensor.Tensor, opt ExecOpt
 		return nil, err
 	}
 	defer sh.close()
+	// One execution at a time per process: an attached worker reads no
+	// pipe requests until it is detached.
+	execMu.Lock()
+	defer execMu.Unlock()
 	x := &execution{m: m, lib: lib, lay: lay, sh: sh, opt: opt}
+	if x.bell, err = x.attach(); err != nil {
+		var d *workerDeath
+		if errors.As(err, &d) {
+			err = &ExecError{Entry: "attach", Why: d.why, Stderr: d.stderr}
+		}
+		return nil, fmt.Errorf("%s: %w", m.where(), err)
+	}
+	if x.bell != nil {
+		// Both sides have the file mapped: its name is no longer needed.
+		sh.unlink()
+	}
 	res, err := x.run(inputs)
+	if x.bell != nil && WorkerPID() == x.bell.w.cmd.Process.Pid {
+		x.bell.detach(x)
+	}
 	// The worker lets go of the file before it is removed (a dead worker
 	// already has).
 	if WorkerPID() != 0 {
@@ -118,12 +137,15 @@ func (m *Manifest) where() string {
 }
 
 type execution struct {
-	m   *Manifest
-	lib string
-	lay *memLayout
-	sh  *shared
-	opt ExecOptions
+	m    *Manifest
+	lib  string
+	lay  *memLayout
+	sh   *shared
+	opt  ExecOptions
+	bell *bell // the attached worker (doorbell.go), nil for the pipe protocol
 }
+
+var execMu sync.Mutex
 
 func (x *execution) run(inputs map[string]*tensor.Tensor) (*ExecResult, error) {
 	res := &ExecResult{}
@@ -171,6 +193,16 @@ func (x *execution) run(inputs map[string]*tensor.Tensor) (*ExecResult, error) {
 func (x *execution) segment(st *Step) error {
 	cur := x.sh.int32At(x.lay.current)
 	*cur = -1
+	if x.bell != nil {
+		if err := x.bell.ring(x, st.Entry); err != nil {
+			var d *workerDeath
+			if !errors.As(err, &d) {
+				return fmt.Errorf("segment %s: %w", st.Entry, err)
+			}
+			return &ExecError{Kernel: kernelByIndex(st, int(*cur)), Entry: st.Entry, Why: d.why, Stderr: d.stderr}
+		}
+		return nil
+	}
 	req := &request{Op: "run", Library: x.lib, Entry: st.Entry, Shm: x.sh.path, Size: x.lay.size, Layout: x.lay.wire}
 	rep, err := call(req, x.opt.Timeout)
 	if err != nil {
@@ -183,6 +215,10 @@ func (x *execution) segment(st *Step) error {
 	if !rep.OK {
 		return fmt.Errorf("segment %s: %s", st.Entry, rep.Error)
 	}
+	// Both sides have the file mapped now: its name is no longer needed,
+	// and without one nothing can leak even if this process is killed.
+	// The worker keeps its mapping for the following calls (same path).
+	x.sh.unlink()
 	return nil
 }
 
@@ -259,13 +295,18 @@ func newShared(size int64) (*shared, error) {
 	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
 		base = "/dev/shm"
 	}
-	dir, err := os.MkdirTemp(base, "gcdbg-exec-")
+	sweepShared(base)
+	// The directory names the parent's pid, so that a later run can
+	// remove what a killed parent left behind (sweepShared).
+	prefix := fmt.Sprintf("%s%d-", shmPrefix, os.Getpid())
+	dir, err := os.MkdirTemp(base, prefix)
 	if err != nil {
-		if dir, err = os.MkdirTemp("", "gcdbg-exec-"); err != nil {
+		if dir, err = os.MkdirTemp("", prefix); err != nil {
 			return nil, fmt.Errorf("shared memory: %w", err)
 		}
 	}
 	sh := &shared{dir: dir, path: filepath.Join(dir, "buffers")}
+	track(sh)
 	f, err := os.OpenFile(sh.path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0600)
 	if err == nil {
 		err = f.Truncate(size)
@@ -286,7 +327,8 @@ func (sh *shared) close() {
 		_ = syscall.Munmap(sh.mem)
 		sh.mem = nil
 	}
-	_ = os.RemoveAll(sh.dir)
+	sh.unlink()
+	untrack(sh)
 }
 
 func (sh *shared) slot(l *memLayout, i int) []byte {
@@ -386,16 +428,32 @@ func planLayout(m *Manifest, inputs map[string]*tensor.Tensor) (*memLayout, erro
 	l.wire.Current, l.wire.Seconds = l.current, l.seconds
 	l.wire.Syms = up(l.seconds + 8*int64(l.nKernels))
 	l.wire.Table = up(l.wire.Syms + 8*int64(len(m.Symbols)))
+	// The arena slot (ArenaKind), when there is one, starts the arena:
+	// generated code addresses an arena-resident intermediate as
+	// bufs[arena] + offset, and the parent (fallbacks, outputs) must see
+	// the same bytes, so both resolve to the arena base plus b.Arena.
 	arena := up(l.wire.Table + 8*int64(nb))
 	end := arena
 	for i, b := range m.Buffers {
-		if b.Arena >= 0 && b.Kind == "intermediate" {
+		switch {
+		case b.Kind == ArenaKind:
+			end = max(end, up(arena+l.bytes[i]))
+		case b.Arena >= 0 && b.Kind == "intermediate":
+			if b.Arena > 1<<40 {
+				return nil, fmt.Errorf("buffer %q (slot %d): arena offset %d out of range", b.Name, i, b.Arena)
+			}
 			end = max(end, up(arena+b.Arena+l.bytes[i]))
 		}
 	}
 	l.wire.Bufs = make([]int64, nb)
 	for i, b := range m.Buffers {
-		if b.Arena >= 0 && b.Kind == "intermediate" {
+		switch {
+		case b.Kind == ArenaKind:
+			l.wire.Bufs[i] = arena
+			l.bytes[i] = end - arena
+			l.shapes[i] = []int{int(end - arena)}
+			continue
+		case b.Arena >= 0 && b.Kind == "intermediate":
 			l.wire.Bufs[i] = arena + b.Arena
 			continue
 		}

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -37,7 +38,8 @@ func TestMain(m *testing.M) {
 func shmDirs() int {
 	n := 0
 	for _, base := range []string{"/dev/shm", os.TempDir()} {
-		m, _ := filepath.Glob(filepath.Join(base, "gcdbg-exec-*"))
+		// Only this process's files: other gcdbg processes may run.
+		m, _ := filepath.Glob(filepath.Join(base, fmt.Sprintf("gcdbg-exec-%d-*", os.Getpid())))
 		n += len(m)
 	}
 	return n

@@ -64,8 +64,30 @@ func (x *execution) fallback(st *Step) error {
 }
 
 func (x *execution) argValue(a ArgSpec, slots map[int]*tensor.Tensor) (ir.Value, error) {
+	if a.Items != nil {
+		// A list or tuple holding tensors (cat's tensors): each item is
+		// its own view or constant.
+		vals := make([]ir.Value, len(a.Items))
+		for i, it := range a.Items {
+			v, err := x.argValue(it, slots)
+			if err != nil {
+				return nil, fmt.Errorf("item %d: %w", i, err)
+			}
+			vals[i] = v
+		}
+		if a.IsList {
+			return ir.List(vals), nil
+		}
+		return ir.Tuple(vals), nil
+	}
 	if a.IsConst || a.Slot == nil {
 		return decodeConst(a.Const, 0)
+	}
+	if a.SymSizes != nil {
+		var err error
+		if a, err = x.bindView(a); err != nil {
+			return nil, err
+		}
 	}
 	s := *a.Slot
 	if s < 0 || s >= len(x.m.Buffers) {
@@ -183,4 +205,29 @@ func decodeConst(v any, depth int) (ir.Value, error) {
 		}
 	}
 	return nil, fmt.Errorf("unsupported constant %v (%T)", v, v)
+}
+
+// bindView evaluates a view's symbolic sizes, strides and offset with this
+// run's symbol values.
+func (x *execution) bindView(a ArgSpec) (ArgSpec, error) {
+	if len(a.SymStrides) != len(a.SymSizes) {
+		return a, fmt.Errorf("%d symbolic sizes but %d strides", len(a.SymSizes), len(a.SymStrides))
+	}
+	out := ArgSpec{Slot: a.Slot, Sizes: make([]int64, len(a.SymSizes)), Strides: make([]int64, len(a.SymSizes))}
+	for d := range a.SymSizes {
+		var err error
+		if out.Sizes[d], err = EvalSize(a.SymSizes[d], x.lay.syms); err != nil {
+			return a, err
+		}
+		if out.Strides[d], err = EvalSize(a.SymStrides[d], x.lay.syms); err != nil {
+			return a, err
+		}
+	}
+	if a.SymOffset != "" {
+		var err error
+		if out.Offset, err = EvalSize(a.SymOffset, x.lay.syms); err != nil {
+			return a, err
+		}
+	}
+	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,6 +29,13 @@ var WorkerCommand = func() (*exec.Cmd, error) {
 	}
 	cmd := exec.Command(exe, "__worker")
 	cmd.Env = append(os.Environ(), WorkerEnv+"=1")
+	if os.Getenv("OMP_WAIT_POLICY") == "" && runtime.NumCPU() <= 4 {
+		// With few cores, OpenMP threads spinning after each parallel
+		// region starve the parent and the next kernel: measured on a
+		// shared 2-core machine, the MLP's kernels ran 5x slower with
+		// libgomp's default (active) policy. A user's setting wins.
+		cmd.Env = append(cmd.Env, "OMP_WAIT_POLICY=passive")
+	}
 	return cmd, nil
 }
 
@@ -93,8 +101,31 @@ func startWorker() (*workerProc, error) {
 // the worker dies or runs out of time it is gone: the pool forgets it and
 // the next call starts a fresh one.
 func call(req *request, timeout time.Duration) (reply, error) {
+	r, _, err := callWorker(req, timeout)
+	return r, err
+}
+
+// callWorker is call that also returns the worker that answered.
+func callWorker(req *request, timeout time.Duration) (reply, *workerProc, error) {
 	pool.mu.Lock()
 	defer pool.mu.Unlock()
+	r, err := callLocked(req, timeout)
+	return r, pool.w, err
+}
+
+// killWorker ends w after a doorbell wait saw it die or run out of time.
+func killWorker(w *workerProc, timeout time.Duration, timedOut bool) error {
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	if pool.w == w {
+		return w.died(timeout, timedOut)
+	}
+	_ = w.cmd.Process.Kill()
+	<-w.exited
+	return &workerDeath{why: "the worker died", stderr: w.stderr.String()}
+}
+
+func callLocked(req *request, timeout time.Duration) (reply, error) {
 	if pool.w == nil {
 		w, err := startWorker()
 		if err != nil {

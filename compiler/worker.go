@@ -29,12 +29,13 @@ const WorkerEnv = "GCDBG_WORKER"
 
 // request asks the worker to run one entry point.
 type request struct {
-	Op      string `json:"op"` // "run" or "release"
-	Library string `json:"library,omitempty"`
-	Entry   string `json:"entry,omitempty"`
-	Shm     string `json:"shm,omitempty"`
-	Size    int64  `json:"size,omitempty"`
-	Layout  layout `json:"layout"`
+	Op      string   `json:"op"` // "run", "attach" (doorbell.go) or "release"
+	Library string   `json:"library,omitempty"`
+	Entry   string   `json:"entry,omitempty"`
+	Entries []string `json:"entries,omitempty"` // attach: the entries the doorbell runs, by index
+	Shm     string   `json:"shm,omitempty"`
+	Size    int64    `json:"size,omitempty"`
+	Layout  layout   `json:"layout"`
 }
 
 // layout says where the entry's arguments live in the shared memory (byte
@@ -86,6 +87,10 @@ func WorkerMain(in io.Reader, out io.Writer) int {
 		if err := enc.Encode(&rep); err != nil {
 			return 1
 		}
+		if rep.OK && req.Op == "attach" {
+			// Until the parent detaches, requests come by the doorbell.
+			w.serveBell(w.bell, req.Layout)
+		}
 	}
 	return 0
 }
@@ -95,6 +100,7 @@ type workerState struct {
 	syms map[string]uintptr // entry points by path + "\x00" + name
 	shm  string
 	mem  []byte
+	bell []uintptr // the attached entries
 }
 
 func (w *workerState) serve(req *request) (float64, error) {
@@ -102,13 +108,21 @@ func (w *workerState) serve(req *request) (float64, error) {
 	case "release":
 		w.unmap()
 		return 0, nil
-	case "run":
+	case "run", "attach":
 	default:
 		return 0, fmt.Errorf("unknown op %q", req.Op)
 	}
-	fn, err := w.entry(req.Library, req.Entry)
-	if err != nil {
-		return 0, err
+	names := req.Entries
+	if req.Op == "run" {
+		names = []string{req.Entry}
+	}
+	fns := make([]uintptr, len(names))
+	for i, name := range names {
+		fn, err := w.entry(req.Library, name)
+		if err != nil {
+			return 0, err
+		}
+		fns[i] = fn
 	}
 	if err := w.mapShm(req.Shm, req.Size); err != nil {
 		return 0, err
@@ -127,11 +141,23 @@ func (w *workerState) serve(req *request) (float64, error) {
 		}
 		*(*uintptr)(unsafe.Pointer(&w.mem[l.Table+8*int64(i)])) = base + uintptr(off)
 	}
+	if req.Op == "attach" {
+		if n < 32 {
+			return 0, fmt.Errorf("shared memory of %d bytes has no doorbell", n)
+		}
+		w.bell = fns
+		return 0, nil
+	}
 	t0 := time.Now()
-	purego.SyscallN(fn, base+uintptr(l.Table), base+uintptr(l.Syms), base+uintptr(l.Seconds), base+uintptr(l.Current))
+	callEntry(fns[0], base, l)
 	secs := time.Since(t0).Seconds()
 	runtime.KeepAlive(w.mem)
 	return secs, nil
+}
+
+// callEntry calls an entry point with the ABI's four arguments.
+func callEntry(fn, base uintptr, l layout) {
+	purego.SyscallN(fn, base+uintptr(l.Table), base+uintptr(l.Syms), base+uintptr(l.Seconds), base+uintptr(l.Current))
 }
 
 // entry resolves name in the library at path, loading it once. A library

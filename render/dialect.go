@@ -20,10 +20,17 @@ type Dialect struct {
 	BufferQualifier string
 	// Restrict is the no-alias qualifier a parameter gets when the kernel
 	// writes it and no other parameter shares its storage.
-	Restrict    string
-	SharedMem   string // shared-memory qualifier (GPU dialects)
-	Barrier     string // work-group barrier (GPU dialects)
-	GlobalIdx   string // the flat thread index of a GPU kernel; "" = CPU loops
+	Restrict  string
+	SharedMem string // shared-memory qualifier (GPU dialects)
+	Barrier   string // work-group barrier (GPU dialects)
+	GlobalIdx string // the flat thread index of a GPU kernel; "" = CPU loops
+	// The rest of a SIMT kernel's geometry (simt.go): grid size in
+	// threads, thread index in its block, block size, block index, blocks.
+	GlobalSize, LocalIdx, LocalSize, GroupIdx, NumGroups string
+	// Shuffle, when set, finishes a block reduction inside one warp of
+	// WarpSize lanes: a template over the value $0 and the lane offset $1.
+	Shuffle     string
+	WarpSize    int
 	ParallelFor string // pragma of an outer parallel loop; "" = none
 	SIMD        string // pragma of a vectorizable innermost loop; "" = none
 	// ParallelMin is the number of points above which a CPU loop nest runs
@@ -115,10 +122,13 @@ var C = Dialect{
 // kernel over a flat grid (one thread per output point).
 var CUDA = Dialect{
 	Name: "cuda", Device: "cuda", Ext: ".cu",
-	Prelude:      gpuPrelude,
+	Prelude:      cudaPrelude,
 	KernelPrefix: `extern "C" __global__ void`, Restrict: "__restrict__",
 	SharedMem: "__shared__", Barrier: "__syncthreads();",
-	GlobalIdx:   "((int64_t)blockIdx.x * blockDim.x + threadIdx.x)",
+	GlobalIdx:  "((int64_t)blockIdx.x * blockDim.x + threadIdx.x)",
+	GlobalSize: "((int64_t)gridDim.x * blockDim.x)", LocalIdx: "((int64_t)threadIdx.x)",
+	LocalSize: "((int64_t)blockDim.x)", GroupIdx: "((int64_t)blockIdx.x)", NumGroups: "((int64_t)gridDim.x)",
+	Shuffle: "__shfl_down_sync(0xffffffffu, $0, $1)", WarpSize: 32,
 	Types:       cTypes,
 	Math:        mathTable(func(f string) string { return f + "f" }, func(f string) string { return f }),
 	Ops:         commonOps(),
@@ -133,15 +143,25 @@ var OpenCL = Dialect{
 	Prelude:      clPrelude,
 	KernelPrefix: "__kernel void", BufferQualifier: "__global ", Restrict: "restrict",
 	SharedMem: "__local", Barrier: "barrier(CLK_LOCAL_MEM_FENCE);",
-	GlobalIdx: "((long)get_global_id(0))",
+	GlobalIdx: "((long)get_global_id(0))", GlobalSize: "((long)get_global_size(0))",
+	LocalIdx: "((long)get_local_id(0))", LocalSize: "((long)get_local_size(0))",
+	GroupIdx: "((long)get_group_id(0))", NumGroups: "((long)get_num_groups(0))",
 	Types: map[tensor.DType]string{
 		tensor.Bool: "uchar", tensor.Uint8: "uchar", tensor.Int8: "char", tensor.Int32: "int",
 		tensor.Int64: "long", tensor.Float32: "float", tensor.Float64: "double",
 	},
-	Math:        mathTable(func(f string) string { return f }, func(f string) string { return f }),
+	Math:        clMath(),
 	Ops:         commonOps(),
 	FloatSuffix: map[tensor.DType]string{tensor.Float32: "f"},
 	Inf:         "INFINITY", NaN: "NAN",
+}
+
+// clMath is OpenCL C's overloaded builtins; it has rint (round half to
+// even, as PyTorch rounds) but no nearbyint.
+func clMath() map[string]map[tensor.DType]string {
+	m := mathTable(func(f string) string { return f }, func(f string) string { return f })
+	m["round"] = map[tensor.DType]string{tensor.Float32: "rint", tensor.Float64: "rint"}
+	return m
 }
 
 // Dialects lists the dialects by name.

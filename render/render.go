@@ -9,7 +9,9 @@ package render
 
 import (
 	"fmt"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gcdbg/compiler"
@@ -304,6 +306,9 @@ func (r *renderer) pointer(st *storage) string {
 
 // program writes the file: prelude, GEMM helpers, kernels, entry points.
 func (r *renderer) program() (*Source, error) {
+	if r.d.GlobalIdx != "" {
+		return r.simtProgram() // GPU dialects: simt.go
+	}
 	r.man.Format, r.man.Version = "gcdbg.compiled", 1
 	r.man.Trace, r.man.Graph, r.man.Role, r.man.Device = r.opts.Trace, r.opts.Graph, r.opts.Role, r.d.Device
 	var specs []compiler.KernelSpec
@@ -367,4 +372,22 @@ func isFallback(k *loopir.Kernel) bool {
 		}
 	}
 	return false
+}
+
+// CrashKernelEnv names the test hook's environment variable: when it holds
+// a kernel index, that kernel starts with a store through a null pointer,
+// so that tests (and users checking their setup) can see a crashing
+// kernel reported with its provenance while gcdbg itself survives.
+const CrashKernelEnv = "GCDBG_TEST_CRASH_KERNEL"
+
+func crashKernel() int {
+	v := os.Getenv(CrashKernelEnv)
+	if v == "" {
+		return -1
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return -1
+	}
+	return n
 }

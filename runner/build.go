@@ -24,5 +24,9 @@ func buildProgram(tr *trace.Trace, u *stages.Unit, lp *stages.LoopProgram) (*Pro
 		return nil, err
 	}
 	m := art.Manifest
-	return &Program{Manifest: &m, Library: art.Library}, nil
+	cache := "miss"
+	if art.Hit {
+		cache = "hit"
+	}
+	return &Program{Manifest: &m, Library: art.Library, Cache: cache, BuildMS: float64(art.Elapsed.Microseconds()) / 1e3}, nil
 }

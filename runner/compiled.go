@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"sync"
 
 	"gcdbg/compiler"
 	"gcdbg/interp"
@@ -23,6 +24,51 @@ import (
 type Program struct {
 	Manifest *compiler.Manifest
 	Library  string
+	// Cache is "hit" (found in the build cache), "miss" (compiled now) or
+	// "aot" (loaded from a `gcdbg compile` directory); BuildMS is the time
+	// it took.
+	Cache   string
+	BuildMS float64
+}
+
+// BuildInfo is one program's build in the JSON (stages.build).
+type BuildInfo struct {
+	Role  string  `json:"role"`
+	Cache string  `json:"cache"` // hit, miss, aot
+	MS    float64 `json:"ms"`
+	Hash  string  `json:"hash,omitempty"`
+}
+
+// aotPrograms holds the programs RunAOT loaded, by trace: addCompiled
+// takes them instead of building.
+var aotPrograms sync.Map // *trace.Trace -> []compiler.AOTProgram
+
+// RunAOT is Run with --device cpu using the programs of a `gcdbg compile`
+// directory (compiler.LoadAOT) instead of rendering and building: no C
+// compiler runs. tr must be the trace they were compiled from.
+func RunAOT(tr *trace.Trace, progs []compiler.AOTProgram, opt Options) (*Result, error) {
+	aotPrograms.Store(tr, progs)
+	defer aotPrograms.Delete(tr)
+	opt.Device = "cpu"
+	return Run(tr, opt)
+}
+
+// program finds the built program for lp: from RunAOT's set, else built.
+func program(tr *trace.Trace, u *stages.Unit, lp *stages.LoopProgram) (*Program, error) {
+	v, ok := aotPrograms.Load(tr)
+	if !ok {
+		if BuildProgram == nil {
+			return nil, errors.New("--device cpu: the C renderer is not part of this build (use --device eager)")
+		}
+		return BuildProgram(tr, u, lp)
+	}
+	for _, p := range v.([]compiler.AOTProgram) {
+		if p.Manifest.Graph == u.Captured.Name && p.Manifest.Role == lp.Role {
+			m := p.Manifest
+			return &Program{Manifest: &m, Library: p.Library, Cache: "aot"}, nil
+		}
+	}
+	return nil, fmt.Errorf("the compiled directory has no %s program of graph %q (compiled from another trace?)", lp.Role, u.Captured.Name)
 }
 
 // BuildProgram renders and builds one loop program. It is nil until the C
@@ -59,24 +105,23 @@ type compiledRun struct {
 	seconds     []float64 // per run, all programs together
 	kernels     []KernelResult
 	fallback    []string
+	builds      []BuildInfo
 }
 
 // addCompiled runs u's compiled programs and puts their results in gr:
 // the comparisons are recomputed with the compiled values.
 func addCompiled(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult) error {
-	if BuildProgram == nil {
-		return errors.New("--device cpu: the C renderer is not part of this build (use --device eager)")
-	}
 	if len(u.Programs) == 0 {
 		return fmt.Errorf("graph %q: no compiled program (the loop stages did not run)", u.Captured.Name)
 	}
 	cr := &compiledRun{}
 	saved := map[string]*tensor.Tensor{}
 	for _, lp := range u.Programs {
-		p, err := BuildProgram(tr, u, lp)
+		p, err := program(tr, u, lp)
 		if err != nil {
 			return fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
 		}
+		cr.builds = append(cr.builds, BuildInfo{Role: lp.Role, Cache: p.Cache, MS: p.BuildMS, Hash: p.Manifest.Hash})
 		in, err := programInputs(p.Manifest, lp.Graph, saved)
 		if err != nil {
 			return fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
@@ -213,5 +258,6 @@ func (cr *compiledRun) fill(u *stages.Unit, gr *GraphResult) error {
 		gr.Kernels = append(gr.Kernels, k)
 	}
 	gr.Fallback = append(gr.Fallback[:0], cr.fallback...)
+	gr.Stages["build"] = cr.builds
 	return nil
 }

@@ -90,7 +90,7 @@ func Run(tr *trace.Trace, opt Options) (*Result, error) {
 		opt.Runs = 5
 	}
 	res := &Result{Trace: tr.Name, Device: "cpu", Backend: "eager", OK: true}
-	if opt.Device == "cpu" {
+	if opt.Device == "cpu" || IsGPU(opt.Device) {
 		res.Backend = "compiled"
 	}
 	units, err := stages.Run(tr, "")
@@ -101,6 +101,8 @@ func Run(tr *trace.Trace, opt Options) (*Result, error) {
 		gr, err := runGraph(tr, u, opt)
 		if err == nil && opt.Device == "cpu" {
 			err = addCompiled(tr, u, opt, &gr)
+		} else if err == nil && IsGPU(opt.Device) {
+			err = addGPU(tr, u, opt, &gr, res) // gpu.go
 		}
 		if err != nil {
 			return res, err

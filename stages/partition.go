@@ -278,6 +278,15 @@ func (jg *jointInfo) minCut() (*Partition, error) {
 		w := valueBytes(n)
 		if w < 0 {
 			w = Inf // a tuple is never saved whole; its getitems are
+		} else {
+			// Bytes decide; among cuts of equal bytes, saving a primal beats
+			// saving a value computed from it (a transposed weight, say):
+			// the primal is alive anyway and its views cost nothing to
+			// redo in backward, while a saved view must be materialized.
+			w = w*tieScale + 1
+			if n.Op == ir.Placeholder {
+				w--
+			}
 		}
 		f.AddEdge(in(n), outv(n), w)
 		for _, us := range jg.users[n] {
@@ -298,6 +307,10 @@ func (jg *jointInfo) minCut() (*Partition, error) {
 	}
 	return jg.build(saved)
 }
+
+// tieScale makes bytes the primary objective of the cut: the per-node
+// tie-breaking unit (1) summed over every node stays below one byte.
+const tieScale = 1 << 16
 
 // recomputable says whether the backward may compute n again instead of
 // having it saved: cheap, deterministic ops only. Matmuls, convolutions,

@@ -26,6 +26,8 @@ import (
 // Options tune the explorer.
 type Options struct {
 	Runs int // timed repetitions of the run panel (runner.Options.Runs)
+	// Watch: the stages come from WatchMsgs (tui/watch.go), not from Init.
+	Watch bool
 }
 
 // Model is the explorer's state.
@@ -49,6 +51,7 @@ type Model struct {
 	notice  string
 	related map[nodeID]bool
 	selAt   [3]int // graph, stage, line the related set was computed for
+	watch   watchState
 }
 
 // prompt is the one-line input of / (search) and g (go to node).
@@ -70,7 +73,12 @@ func New(tr *trace.Trace, opt Options) Model {
 }
 
 // Init starts the pipeline.
-func (m Model) Init() tea.Cmd { return loadCmd(m.tr) }
+func (m Model) Init() tea.Cmd {
+	if m.opt.Watch {
+		return nil
+	}
+	return loadCmd(m.tr)
+}
 
 func loadCmd(tr *trace.Trace) tea.Cmd {
 	return func() tea.Msg { return load(tr) }
@@ -127,6 +135,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 				m.panes[p].cursor = max(m.panes[p].cursor, 0)
 			}
 		}
+	case WatchMsg:
+		m.applyWatch(msg)
 	case runDoneMsg, spinMsg:
 		return m.run.update(msg)
 	case tea.MouseWheelMsg:

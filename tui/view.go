@@ -87,7 +87,7 @@ func (m *Model) render() string {
 		if m.loadErr != "" {
 			msg = "error: " + m.loadErr
 		}
-		return title + "\n\n  " + msg
+		return title + m.watchBanner() + "\n\n  " + msg
 	}
 	u := m.doc().unit
 	title += styles.dim.Render(fmt.Sprintf(" · graph %s (%d/%d)", u.Captured.Name, m.graph+1, len(m.units)))
@@ -97,6 +97,7 @@ func (m *Model) render() string {
 	if m.loadErr != "" {
 		title += " " + styles.bad.Render("pipeline error: "+m.loadErr)
 	}
+	title += m.watchBanner()
 	title = xansi.Truncate(title, m.width, "…")
 	bottom, bh := m.bottom()
 	bodyH := max(m.height-2-bh, 2)
@@ -208,7 +209,7 @@ func (m *Model) statusLine() string {
 		if c := m.cursorNodes(); c != "" {
 			s += " · node " + c
 		}
-		s += " · " + keys.hints()
+		s += m.watchStatus() + " · " + keys.hints()
 	}
 	return styles.status.Render(padCut(s, m.width))
 }

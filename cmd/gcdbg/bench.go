@@ -42,7 +42,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: gcdbg bench [TRACE ...] [--runs N]   (default: fixtures/*.json, else the embedded example)")
 		fs.PrintDefaults()
 	}
-	paths, err := parseFlags(fs, args, stderr)
+	paths, err := parseFlagsMulti(fs, args, stderr)
 	if err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -91,7 +91,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "\npointwise kernels' bandwidth (fraction of the triad):")
 	for _, r := range rows {
 		for _, k := range r.kernels {
-			if k.Kind == "pointwise" && k.GBps > 0 {
+			if (k.Kind == "pointwise" || k.Kind == "fused" && r.chain) && k.GBps > 0 {
 				fmt.Fprintf(stdout, "  %-22s %-9s %-28s %8.4f ms %7.2f GB/s %5.1f%%\n", r.trace, k.Role, k.Name, k.MS, k.GBps, 100*k.GBps/triad)
 			}
 		}
@@ -122,7 +122,9 @@ func benchTrace(path string, runs int, torchOK bool) (benchRow, error) {
 		for _, k := range g.Kernels {
 			kr := k.(runner.KernelResult)
 			row.kernels = append(row.kernels, kr)
-			if kr.Kind != "pointwise" && kr.Kind != "reduction" {
+			// A pointwise/reduction chain: no GEMM or convolution (extern)
+			// anywhere; fused kernels of pointwise and reduction nodes count.
+			if kr.Kind == "extern" {
 				row.chain = false
 			}
 		}
@@ -186,4 +188,24 @@ func gmean(xs []float64) float64 {
 		s += math.Log(x)
 	}
 	return math.Exp(s / float64(len(xs)))
+}
+
+// parseFlagsMulti is parseFlags for commands that take several traces.
+func parseFlagsMulti(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
+	fs.SetOutput(stderr)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if strings.HasPrefix(args[0], "-") && args[0] != "-" {
+			continue
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
 }

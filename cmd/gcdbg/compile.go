@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"gcdbg/compiler"
 	"gcdbg/stages"
@@ -61,7 +60,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) int {
 	}
 	name := tr.Name
 	if path != "" {
-		name = filepath.Base(path)
+		name = path
 	}
 	if err := compiler.WriteAOT(*out, name, arts); err != nil {
 		fmt.Fprintln(stderr, "gcdbg compile:", err)

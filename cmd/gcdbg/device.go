@@ -20,6 +20,10 @@ func checkDevice(device, why string) error {
 			return fmt.Errorf("--device cpu: %s (use --device eager)", why)
 		}
 		return nil
+	case "opencl", "cuda":
+		// The GPU runtimes are loaded at run time (purego); a missing driver
+		// or device is reported then, plainly, by the run itself.
+		return nil
 	}
-	return fmt.Errorf("--device %q: want cpu or eager", device)
+	return fmt.Errorf("--device %q: want cpu, opencl, cuda or eager", device)
 }

@@ -15,8 +15,9 @@ import (
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	runs := fs.Int("runs", 5, "timed repetitions of the run panel; the median is reported")
+	watchFile := fs.Bool("watch", false, "recompile TRACE whenever it is saved and show what changed (see gcdbg watch)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gcdbg explore [TRACE] [--runs N]")
+		fmt.Fprintln(stderr, "usage: gcdbg explore [TRACE] [--runs N] [--watch]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseFlags(fs, args, stderr)
@@ -30,6 +31,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	path := ""
 	if len(pos) == 1 {
 		path = pos[0]
+	}
+	if *watchFile {
+		return exploreWatch(path, *runs, stdout, stderr)
 	}
 	tr, err := loadTrace(path)
 	if err != nil {

@@ -28,7 +28,11 @@ Usage:
   gcdbg render [TRACE] --stage NAME [--graph NAME] -o FILE.svg
                                                 draw a graph stage as SVG: nodes coloured by op
                                                 kind, fused kernels as clusters
-  gcdbg explore [TRACE]                         browse the stages in the terminal: synced panes, source, run
+  gcdbg explore [TRACE] [--watch]               browse the stages in the terminal: synced panes, source, run
+                                                (--watch: recompile when the file is saved)
+  gcdbg watch  FILE [--exec CMD] [--device cpu|eager|none]
+                                                recompile FILE on every save, a line per compile: what
+                                                changed per stage, kernels rebuilt or cached, timings
   gcdbg compile [TRACE] -o DIR                  build every compiled graph into DIR (.so + manifest .json, index.json)
   gcdbg stages                                  list the pipeline's stages with one line each
   gcdbg ops                                     list the canonical op set and its schemas
@@ -67,6 +71,8 @@ func mainArgs(args []string, stdout, stderr io.Writer) int {
 		return cmdRender(rest, stdout, stderr)
 	case "explore":
 		return cmdExplore(rest, stdout, stderr)
+	case "watch":
+		return cmdWatch(rest, stdout, stderr)
 	case "stages":
 		return cmdStages(stdout)
 	case "ops":

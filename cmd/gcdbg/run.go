@@ -9,6 +9,7 @@ import (
 
 	"gcdbg/interp"
 	"gcdbg/runner"
+	"gcdbg/trace"
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
@@ -17,10 +18,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 5, "timed repetitions; the median is reported")
 	defDevice, why := runner.DefaultDevice()
 	device := fs.String("device", defDevice, "cpu: also build the graphs to C and run the compiled kernels, comparing their values; eager: the pipeline's graphs under the eager interpreter only (default here: "+defDevice+deviceWhy(why)+")")
+	tracePath := fs.String("trace", "", "with a compiled DIR: the trace it was compiled from (default: the path recorded in DIR/index.json)")
 	var inputs inputSets
 	fs.Var(&inputs, "input", "call the graph again with other inputs (repeatable; one set per flag): NAME=AxBxC[:float64][:requires_grad], NAME=@file.safetensors:key or NAME=constant, several joined by commas")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gcdbg run [TRACE] [--json] [--runs N] [--device cpu|eager] [--input NAME=AxBxC ...]")
+		fmt.Fprintln(stderr, "usage: gcdbg run [TRACE | DIR from gcdbg compile] [--json] [--runs N] [--device cpu|eager] [--input NAME=AxBxC ...]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseFlags(fs, args, stderr)
@@ -46,16 +48,25 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	tr, err := loadTrace(path)
-	if err != nil {
-		return fail(err)
-	}
-	if err := checkDevice(*device, why); err != nil {
-		return fail(err)
-	}
-	res, err := runner.Run(tr, runner.Options{Runs: *runs, Device: *device})
-	if err != nil {
-		return fail(err)
+	var res *runner.Result
+	var tr *trace.Trace
+	if isAOTDir(path) {
+		// A `gcdbg compile` directory: its libraries run as they are, no
+		// C compiler is involved; the trace gives inputs and references.
+		tr, res, err = runAOT(path, *tracePath, *runs)
+		if err != nil {
+			return fail(err)
+		}
+	} else {
+		if tr, err = loadTrace(path); err != nil {
+			return fail(err)
+		}
+		if err := checkDevice(*device, why); err != nil {
+			return fail(err)
+		}
+		if res, err = runner.Run(tr, runner.Options{Runs: *runs, Device: *device}); err != nil {
+			return fail(err)
+		}
 	}
 	if len(inputs) > 0 {
 		if res.Recompiles, err = runner.Recompiles(tr, inputs); err != nil {
@@ -129,11 +140,8 @@ func printRun(w io.Writer, path string, res *runner.Result) {
 		if sb, ok := g.Stages["saved_bytes"]; ok {
 			fmt.Fprintf(w, "  min-cut partition saves %d bytes for backward (save-everything: %d)\n", sb, g.Stages["saved_bytes_save_everything"])
 		}
-		fmt.Fprintf(w, "  eager interpreter: %.3f ms median of %d (%s)", g.Timing.EagerMS, g.Timing.Runs, g.Timing.Covers)
-		if g.Timing.ProducerEagerMS > 0 {
-			fmt.Fprintf(w, "; PyTorch eager recorded by the producer: %.3f ms", g.Timing.ProducerEagerMS)
-		}
-		fmt.Fprintln(w)
+		printTiming(w, &g)
+		printCompiled(w, &g)
 	}
 	if res.OK {
 		fmt.Fprintln(w, "\nverdict: every output matches")

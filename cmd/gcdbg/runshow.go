@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gcdbg/compiler"
+	"gcdbg/runner"
+	"gcdbg/trace"
+)
+
+// Human output of the compiled path and `gcdbg run DIR`.
+
+// printTiming puts the three times side by side, each a median over the
+// runs and covering the same work (forward, or forward+backward).
+func printTiming(w io.Writer, g *runner.GraphResult) {
+	t := g.Timing
+	fmt.Fprintf(w, "  time (%s, median of %d):", t.Covers, t.Runs)
+	fmt.Fprintf(w, " eager interpreter %.3f ms", t.EagerMS)
+	if t.CompiledMS > 0 {
+		fmt.Fprintf(w, " | compiled %.3f ms", t.CompiledMS)
+	}
+	if t.ProducerEagerMS > 0 {
+		fmt.Fprintf(w, " | PyTorch eager (recorded) %.3f ms", t.ProducerEagerMS)
+		if t.CompiledMS > 0 {
+			fmt.Fprintf(w, " -> compiled is %.2fx PyTorch", t.ProducerEagerMS/t.CompiledMS)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// printCompiled shows how each program was built and the per-kernel table.
+func printCompiled(w io.Writer, g *runner.GraphResult) {
+	if builds, ok := g.Stages["build"].([]runner.BuildInfo); ok {
+		var parts []string
+		for _, b := range builds {
+			parts = append(parts, fmt.Sprintf("%s %s (%.1f ms)", b.Role, cacheWord(b.Cache), b.MS))
+		}
+		fmt.Fprintf(w, "  build: %s\n", strings.Join(parts, ", "))
+	}
+	if len(g.Kernels) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  kernels (median of %d runs):\n", g.Timing.Runs)
+	fmt.Fprintf(w, "    %-40s %-9s %-9s %9s %8s %9s  %s\n", "name", "role", "kind", "ms", "GB/s", "GFLOP/s", "nodes")
+	for _, k := range g.Kernels {
+		kr, ok := k.(runner.KernelResult)
+		if !ok {
+			continue
+		}
+		name := kr.Name
+		if len(name) > 40 {
+			name = name[:37] + "..."
+		}
+		nodes := strings.Join(kr.Nodes, ", ")
+		if len(nodes) > 60 {
+			nodes = nodes[:57] + "..."
+		}
+		fmt.Fprintf(w, "    %-40s %-9s %-9s %9.4f %8.2f %9.2f  %s\n", name, kr.Role, kr.Kind, kr.MS, kr.GBps, kr.GFlops, nodes)
+	}
+	if len(g.Fallback) > 0 {
+		fmt.Fprintf(w, "  eager fallbacks: %s\n", strings.Join(g.Fallback, ", "))
+	}
+}
+
+func cacheWord(c string) string {
+	switch c {
+	case "hit":
+		return "cache hit"
+	case "miss":
+		return "compiled"
+	case "aot":
+		return "loaded from the compiled directory"
+	}
+	return c
+}
+
+// isAOTDir says whether path is a directory written by `gcdbg compile`.
+func isAOTDir(path string) bool {
+	if path == "" {
+		return false
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(path, "index.json"))
+	return err == nil
+}
+
+// runAOT runs the programs of a compiled directory against the trace they
+// came from (tracePath, else the one the index records).
+func runAOT(dir, tracePath string, runs int) (*trace.Trace, *runner.Result, error) {
+	idx, err := compiler.ReadAOTIndex(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	progs, err := compiler.LoadAOT(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tracePath == "" {
+		tracePath = idx.TracePath
+	}
+	if tracePath == "" {
+		return nil, nil, fmt.Errorf("%s: index.json records no trace path (compiled from %q); pass --trace", dir, idx.Trace)
+	}
+	tr, err := loadTrace(tracePath)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: the trace it was compiled from: %w", dir, err)
+	}
+	res, err := runner.RunAOT(tr, progs, runner.Options{Runs: runs})
+	return tr, res, err
+}

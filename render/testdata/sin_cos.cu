@@ -1,0 +1,43 @@
+/* gcdbg generated cuda source: trace sin_cos.json, graph g0 (inference). Do not edit. */
+typedef long long int64_t;
+typedef int int32_t;
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+#ifndef NAN
+#define NAN __int_as_float(0x7fffffff)
+#endif
+__device__ inline int64_t gcdbg_floordiv_i64(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+__device__ inline int64_t gcdbg_mod_i64(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+__device__ inline int64_t gcdbg_pow_i64(int64_t b, int64_t e) {
+  if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);
+  int64_t r = 1;
+  while (e > 0) { if (e & 1) r *= b; b *= b; e >>= 1; }
+  return r;
+}
+
+// kernel 0: buf0 pointwise, buf1 pointwise
+// origins: sin, cos
+// File: sin_cos.py:8, code: y = x.sin()
+// File: sin_cos.py:9, code: z = y.cos()
+extern "C" __global__ void k0_cos_sin(const float *b_arg0_1, float *b_buf0, float *b_buf1) {
+  for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x); i < 8192; i += ((int64_t)gridDim.x * blockDim.x)) {
+    const int64_t x0 = (i / 128);
+    const int64_t x1 = (i % 128);
+    const float t0 = b_arg0_1[(x1 + 128*x0)];
+    const float t1 = sinf(t0);
+    b_buf0[(x1 + 128*x0)] = t1;
+    const float t2 = cosf(t1);
+    b_buf1[(x1 + 128*x0)] = t2;
+  }
+}

@@ -1,0 +1,60 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gcdbg/gpu"
+	"gcdbg/trace"
+)
+
+// Every fixture on OpenCL (PoCL in CI): the compiled outputs and grads
+// match gcdbg's eager reference and PyTorch's values.
+func TestOpenCLFixtures(t *testing.T) {
+	if d, err := gpu.OpenOpenCL(); err != nil {
+		if os.Getenv("GCDBG_REQUIRE_OPENCL") != "" {
+			t.Fatal(err)
+		}
+		t.Skipf("no OpenCL device: %v", err)
+	} else {
+		d.Close()
+	}
+	paths, _ := filepath.Glob("../fixtures/*.json")
+	zoo, _ := filepath.Glob("../stages/testdata/zoo_*.json")
+	paths = append(paths, zoo...)
+	for _, p := range paths {
+		t.Run(strings.TrimSuffix(filepath.Base(p), ".json"), func(t *testing.T) {
+			tr, err := trace.Load(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Run(tr, Options{Runs: 1, Device: "opencl"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(res.Device, "opencl: ") || res.Backend != "compiled" {
+				t.Errorf("device %q backend %q", res.Device, res.Backend)
+			}
+			for _, g := range res.Graphs {
+				st, _ := g.Stages["gpu"].(GPUStats)
+				t.Logf("graph %s: kernels %.3f ms, transfers %.3f ms (%d B), fallbacks %.3f ms, copy %.2f GB/s, fraction %.3f",
+					g.Name, st.KernelMS, st.TransferMS, st.TransferBytes, st.FallbackMS, st.CopyGBps, st.BandwidthFraction)
+				for _, o := range g.Outputs {
+					if !matches(o.VsEager) || !matches(o.VsExpected) {
+						t.Errorf("graph %s output %d: vs eager %+v, vs PyTorch %+v", g.Name, o.Index, o.VsEager, o.VsExpected)
+					}
+				}
+				for _, gr := range g.Grads {
+					if !matches(gr.VsEager) || !matches(gr.VsExpected) {
+						t.Errorf("graph %s grad %s: vs eager %+v, vs PyTorch %+v", g.Name, gr.Name, gr.VsEager, gr.VsExpected)
+					}
+				}
+			}
+			if !res.OK {
+				t.Errorf("run not OK")
+			}
+		})
+	}
+}

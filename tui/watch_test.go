@@ -1,0 +1,62 @@
+package tui
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gcdbg/graphtext"
+	"gcdbg/stages"
+	"gcdbg/trace"
+	"gcdbg/watch"
+)
+
+func watchResult(t *testing.T, seq int, text string) watch.Result {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "g.py")
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := graphtext.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	units, err := stages.Run(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return watch.Result{Seq: seq, Phase: watch.PhaseStages, Final: true, Trace: tr, Units: units}
+}
+
+// A new compile keeps the pane's stage and the selected node; a failed one
+// keeps the stages and shows the error.
+func TestWatchSwapKeepsSelection(t *testing.T) {
+	m := New(&trace.Trace{Name: "g"}, Options{Watch: true})
+	m.width, m.height = 140, 40
+	if m.Init() != nil {
+		t.Fatal("--watch: Init should not load; the watcher does")
+	}
+	r1 := watchResult(t, 1, "def forward(self, x: \"f32[4, 8]\"):\n    y = torch.relu(x)\n    z = torch.sin(y)\n    return (z,)\n")
+	m.update(NewWatchMsg(r1))
+	m.refresh()
+	m.setStage(m.focus, 2) // normalized
+	m.gotoNode("z")
+	m.refresh()
+	r2 := watchResult(t, 2, "def forward(self, x: \"f32[4, 8]\"):\n    w = torch.cos(x)\n    y = torch.relu(x)\n    z = torch.sin(y)\n    return (z, w)\n")
+	r2.Diff = watch.DiffUnits(r1.Units, r2.Units)
+	m.update(NewWatchMsg(r2))
+	m.refresh()
+	if m.panes[m.focus].stage != 2 || m.cursorNodes() != "z" {
+		t.Fatalf("after the swap: stage %d, node %q", m.panes[m.focus].stage, m.cursorNodes())
+	}
+	if s := m.statusLine(); !strings.Contains(s, "#2") || !strings.Contains(s, "normalized +1 -0 ~1") {
+		t.Errorf("status line: %q", s)
+	}
+	m.update(NewWatchMsg(watch.Result{Seq: 3, Phase: watch.PhaseStages, Final: true, Err: errors.New(`g.py:1:23: unknown dtype "f33"`), Kept: 2}))
+	out := m.render()
+	if !strings.Contains(out, "#3 failed: g.py:1:23") || !strings.Contains(out, "showing #2") || m.cursorNodes() != "z" {
+		t.Errorf("after a failed compile:\n%s", out)
+	}
+}
