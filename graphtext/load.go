@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -180,6 +181,16 @@ func (g *generator) random(sp *tensorSpec) (*tensor.Tensor, string, error) {
 	}
 	n := int(numel)
 	switch {
+	case m.DType.IsFloat() && sp.attr:
+		// Parameters start as torch.nn's layers start them: uniform in
+		// ±1/sqrt(fan_in) (Linear, Conv) — not N(0, 1), which makes a deep
+		// MLP's activations grow by sqrt(fan_in) per layer until float32
+		// accumulation error alone exceeds any sensible tolerance.
+		bound := 1 / math.Sqrt(float64(fanIn(sizes)))
+		for i := 0; i < n; i++ {
+			t.SetFlat(i, (2*r.Float64()-1)*bound)
+		}
+		return t, fmt.Sprintf("uniform(±%.3g)", bound), nil
 	case m.DType.IsFloat():
 		for i := 0; i < n; i++ {
 			t.SetFlat(i, r.NormFloat64())
@@ -260,4 +271,21 @@ func openSidecar(dir, file string) (map[string]*tensor.Tensor, error) {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
 	return m, nil
+}
+
+// fanIn is what torch.nn.init calls fan_in: the input features of a weight
+// (all dims but the first for a ≥2-D tensor); a bias or other 1-D
+// parameter uses its own length.
+func fanIn(sizes []int) int {
+	f := 1
+	switch len(sizes) {
+	case 0:
+	case 1:
+		f = sizes[0]
+	default:
+		for _, s := range sizes[1:] {
+			f *= s
+		}
+	}
+	return max(f, 1)
 }
