@@ -199,14 +199,14 @@ func init() {
 			return c.op("mul", c.g, c.op("add", c.op("mul", c.n, c.n), 1.0))
 		}),
 		"tanh": dUnary("self: grad * (1 - result.pow(2))", func(c *dctx) *ir.Node {
-			return c.op("mul", c.g, c.op("rsub", c.op("mul", c.n, c.n), 1.0))
+			return c.op("mul", c.g, c.op("sub", 1.0, c.op("mul", c.n, c.n)))
 		}),
 		"erf": dUnary("self: 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad", func(c *dctx) *ir.Node {
 			e := c.op("exp", c.op("neg", c.op("mul", c.a[0], c.a[0])))
 			return c.op("mul", c.g, c.op("mul", e, 2/math.Sqrt(math.Pi)))
 		}),
 		"sigmoid": dUnary("self: grad * result * (1 - result)", func(c *dctx) *ir.Node {
-			return c.op("mul", c.g, c.op("mul", c.n, c.op("rsub", c.n, 1.0)))
+			return c.op("mul", c.g, c.op("mul", c.n, c.op("sub", 1.0, c.n)))
 		}),
 		"relu": dUnary("self: threshold_backward(grad, result, 0) = where(result > 0, grad, 0)", func(c *dctx) *ir.Node {
 			return c.op("where", c.op("gt", c.n, 0.0), c.g, 0.0)
@@ -622,7 +622,7 @@ func addNonCore() {
 		"square": dUnary("self: 2 * self * grad", func(c *dctx) *ir.Node { return c.op("mul", c.g, c.op("mul", c.a[0], 2.0)) }),
 		"silu": dUnary("self: grad * sigmoid(self) * (1 + self * (1 - sigmoid(self)))", func(c *dctx) *ir.Node {
 			s := c.op("sigmoid", c.a[0])
-			return c.op("mul", c.g, c.op("mul", s, c.op("add", c.op("mul", c.a[0], c.op("rsub", s, 1.0)), 1.0)))
+			return c.op("mul", c.g, c.op("mul", s, c.op("add", c.op("mul", c.a[0], c.op("sub", 1.0, s)), 1.0)))
 		}),
 		"gelu": dUnary("self: gelu_backward(grad, self, approximate)", geluGrad),
 		"clamp": dUnary("self: where((self >= min).logical_and(self <= max), grad, 0)", func(c *dctx) *ir.Node {
@@ -719,7 +719,7 @@ func geluGrad(c *dctx) *ir.Node {
 		t := c.op("tanh", inner)
 		left := c.op("mul", c.op("add", t, 1.0), 0.5)
 		dinner := c.op("mul", c.op("add", c.op("mul", x2, 3*a), 1.0), k)
-		right := c.op("mul", c.op("mul", c.op("mul", x, 0.5), c.op("rsub", c.op("mul", t, t), 1.0)), dinner)
+		right := c.op("mul", c.op("mul", c.op("mul", x, 0.5), c.op("sub", 1.0, c.op("mul", t, t))), dinner)
 		return c.op("mul", c.g, c.op("add", left, right))
 	}
 	cdf := c.op("mul", c.op("add", c.op("erf", c.op("mul", x, 1/math.Sqrt2)), 1.0), 0.5)
