@@ -86,26 +86,9 @@ func evalNode(g *ir.Graph, n *ir.Node, env map[*ir.Node]ir.Value, override Input
 	return nil, fmt.Errorf("op: the interpreter runs canonical graphs; %s nodes are normalized away first", n.Op)
 }
 
+// resolve replaces node references in an arg by their computed values.
 func resolve(a ir.Arg, env map[*ir.Node]ir.Value) ir.Value {
-	switch v := a.(type) {
-	case *ir.Node:
-		return env[v]
-	case ir.Tuple:
-		out := make(ir.Tuple, len(v))
-		for i, x := range v {
-			out[i] = resolve(x, env)
-		}
-		return out
-	case ir.List:
-		out := make(ir.List, len(v))
-		for i, x := range v {
-			out[i] = resolve(x, env)
-		}
-		return out
-	case ir.Slice:
-		return ir.Slice{Start: resolve(v.Start, env), Stop: resolve(v.Stop, env), Step: resolve(v.Step, env)}
-	}
-	return a
+	return ir.MapArg(a, func(n *ir.Node) ir.Arg { return env[n] })
 }
 
 // AsTensor turns an output value into a tensor: Python numbers and bools

@@ -91,25 +91,7 @@ func (d *decomposer) mapArg(a ir.Arg) ir.Arg {
 
 // metaArg replaces node references by their inferred values.
 func (d *decomposer) metaArg(a ir.Arg) ir.Value {
-	switch v := a.(type) {
-	case *ir.Node:
-		return d.metas[v]
-	case ir.Tuple:
-		out := make(ir.Tuple, len(v))
-		for i, x := range v {
-			out[i] = d.metaArg(x)
-		}
-		return out
-	case ir.List:
-		out := make(ir.List, len(v))
-		for i, x := range v {
-			out[i] = d.metaArg(x)
-		}
-		return out
-	case ir.Slice:
-		return ir.Slice{Start: d.metaArg(v.Start), Stop: d.metaArg(v.Stop), Step: d.metaArg(v.Step)}
-	}
-	return a
+	return ir.MapArg(a, func(n *ir.Node) ir.Arg { return d.metas[n] })
 }
 
 func (d *decomposer) node(n *ir.Node) error {

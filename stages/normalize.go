@@ -267,25 +267,7 @@ func (nz *normalizer) setMeta(n *ir.Node, v ir.Value) {
 
 // metaArg replaces node references by their inferred values.
 func (nz *normalizer) metaArg(a ir.Arg) ir.Value {
-	switch v := a.(type) {
-	case *ir.Node:
-		return nz.metas[v]
-	case ir.Tuple:
-		out := make(ir.Tuple, len(v))
-		for i, x := range v {
-			out[i] = nz.metaArg(x)
-		}
-		return out
-	case ir.List:
-		out := make(ir.List, len(v))
-		for i, x := range v {
-			out[i] = nz.metaArg(x)
-		}
-		return out
-	case ir.Slice:
-		return ir.Slice{Start: nz.metaArg(v.Start), Stop: nz.metaArg(v.Stop), Step: nz.metaArg(v.Step)}
-	}
-	return a
+	return ir.MapArg(a, func(n *ir.Node) ir.Arg { return nz.metas[n] })
 }
 
 func (nz *normalizer) node(n *ir.Node) error {
