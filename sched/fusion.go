@@ -1,7 +1,9 @@
 package sched
 
 import (
+	"container/heap"
 	"fmt"
+	"slices"
 	"sort"
 
 	"gcdbg/loopir"
@@ -9,6 +11,13 @@ import (
 
 // MaxRounds bounds the greedy fusion rounds, as Inductor's fuse_nodes does.
 const MaxRounds = 10
+
+// MaxPairAttempts bounds how many later groups touching the same buffer
+// each group is paired with (Inductor's
+// config.max_fusion_buffer_group_pairwise_attempts): a weight read by
+// every layer of a 10k-node chain would otherwise pair every layer with
+// every other, tens of millions of pairs all refused as cycles.
+const MaxPairAttempts = 64
 
 // Schedule is the scheduler's result: the kernels in execution order and
 // every fusion it attempted.
@@ -70,6 +79,19 @@ type state struct {
 	readers map[string][]*loopir.Node
 	outputs map[string]bool
 	nextID  int
+	// at is groupOf by program-order index; succIdx and predIdx list, per
+	// node, the nodes reading what it writes and writing what it reads
+	// (the dependence edges, built once: the cycle check walks them often).
+	at               []*group
+	succIdx, predIdx [][]int
+	// byPos is the topological order of the groups (reach.go), with holes
+	// where fused groups were; topoOK is false when the program's own
+	// dependences have a cycle. stamp and visitGen number the scratch marks.
+	byPos           []*group
+	topoOK          bool
+	stamp, visitGen int
+	sizeOf          map[string]int64 // bufBytes' memo
+	stack           []*group         // reaches' scratch stack
 }
 
 // Fuse fuses p's nodes into kernels: greedy rounds in which every
@@ -156,8 +178,11 @@ func newState(p *loopir.Program) (*state, []*group, error) {
 		g := newGroup(s.nextID, i, n, p)
 		s.nextID++
 		s.groupOf[n] = g
+		s.at = append(s.at, g)
 		groups = append(groups, g)
 	}
+	s.indexEdges()
+	s.initTopo(groups)
 	return s, groups, nil
 }
 
@@ -195,7 +220,9 @@ func (s *state) alive(groups []*group) []*group {
 }
 
 // candidates lists the pairs of groups that touch a common buffer (one
-// writes what the other reads, or both read it), best score first.
+// writes what the other reads, or both read it), best score first; of
+// the groups touching one buffer, in program order, each is paired with
+// the next MaxPairAttempts.
 func (s *state) candidates(groups []*group) [][2]*group {
 	touch := map[string][]*group{}
 	var bufs []string
@@ -216,7 +243,7 @@ func (s *state) candidates(groups []*group) [][2]*group {
 	for _, b := range bufs {
 		gs := touch[b]
 		for i := range gs {
-			for j := i + 1; j < len(gs); j++ {
+			for j := i + 1; j < len(gs) && j <= i+MaxPairAttempts; j++ {
 				a, c := gs[i], gs[j]
 				if a.minOrder() > c.minOrder() {
 					a, c = c, a
@@ -230,7 +257,16 @@ func (s *state) candidates(groups []*group) [][2]*group {
 			}
 		}
 	}
-	sort.SliceStable(list, func(i, j int) bool { return list[i].score.Better(list[j].score) })
+	// Stable: equal scores keep the order found (by buffer, then group).
+	slices.SortStableFunc(list, func(x, y scored) int {
+		switch {
+		case x.score.Better(y.score):
+			return -1
+		case y.score.Better(x.score):
+			return 1
+		}
+		return 0
+	})
 	out := make([][2]*group, len(list))
 	for i, x := range list {
 		out[i] = x.pair
@@ -322,16 +358,22 @@ func (s *state) onlyReadBy(buf string, gs ...*group) bool {
 }
 
 // bufBytes is a buffer's size in bytes (0 when a size cannot be evaluated).
+// Sizes are memoized: scoring evaluates them for every candidate pair.
 func (s *state) bufBytes(name string) int64 {
-	b := s.p.Buffers[name]
-	if b == nil {
-		return 0
+	if n, ok := s.sizeOf[name]; ok {
+		return n
 	}
-	n, ok := product(b.Sizes, s.env)
-	if !ok {
-		return 0
+	var n int64
+	if b := s.p.Buffers[name]; b != nil {
+		if v, ok := product(b.Sizes, s.env); ok {
+			n = v * int64(b.DType.Size())
+		}
 	}
-	return n * int64(b.DType.Size())
+	if s.sizeOf == nil {
+		s.sizeOf = map[string]int64{}
+	}
+	s.sizeOf[name] = n
+	return n
 }
 
 // decide checks a pair and makes its Decision.
@@ -341,9 +383,11 @@ func (s *state) decide(round int, a, b *group) Decision {
 	}
 	d := Decision{Round: round, A: a.name(), B: b.name()}
 	cat, reason := s.check(a, b)
-	sc := s.score(cat, a, b)
+	var sc Score
 	if cat == "" {
 		sc = s.score(tentative(s, a, b), a, b)
+	} else {
+		sc = s.score(cat, a, b)
 	}
 	d.Category, d.BytesSaved, d.Proximity, d.Score = cat, sc.Bytes, sc.Proximity, sc
 	if reason != "" {
@@ -357,8 +401,10 @@ func (s *state) decide(round int, a, b *group) Decision {
 func (s *state) fuse(a, b *group) {
 	g := merge(s.nextID, a, b)
 	s.nextID++
-	for _, n := range g.nodes {
+	s.reorder(a, b, g)
+	for i, n := range g.nodes {
 		s.groupOf[n] = g
+		s.at[g.order[i]] = g
 	}
 }
 
@@ -372,20 +418,19 @@ func (s *state) topoOrder(groups []*group) ([]*group, error) {
 			indeg[c]++
 		}
 	}
-	var ready, out []*group
+	ready := &groupHeap{}
+	var out []*group
 	for _, g := range groups {
 		if indeg[g] == 0 {
-			ready = append(ready, g)
+			heap.Push(ready, g)
 		}
 	}
-	for len(ready) > 0 {
-		sort.Slice(ready, func(i, j int) bool { return ready[i].minOrder() < ready[j].minOrder() })
-		g := ready[0]
-		ready = ready[1:]
+	for ready.Len() > 0 {
+		g := heap.Pop(ready).(*group)
 		out = append(out, g)
 		for _, c := range s.succs(g) {
 			if indeg[c]--; indeg[c] == 0 {
-				ready = append(ready, c)
+				heap.Push(ready, c)
 			}
 		}
 	}

@@ -25,14 +25,23 @@ type group struct {
 	reduce []loopir.Expr
 	writes map[string]bool
 	reads  map[string]bool // buffers read by any member (also in-group ones)
+	// pos is the group's place in a topological order of the current
+	// groups (reach.go); seen and visit are scratch marks for succs/preds
+	// and for the reachability search.
+	pos, seen, visit int
+	label            string // name(), once computed (a group never changes)
 }
 
 func (g *group) name() string {
+	if g.label != "" {
+		return g.label
+	}
 	names := make([]string, len(g.nodes))
 	for i, n := range g.nodes {
 		names[i] = n.Name
 	}
-	return strings.Join(names, "_")
+	g.label = strings.Join(names, "_")
+	return g.label
 }
 
 func (g *group) minOrder() int { return g.order[0] }

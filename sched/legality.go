@@ -112,9 +112,9 @@ func rangeCategory(a, b *group, vertical bool) (string, bool) {
 
 // feeds reports whether b reads a buffer a writes.
 func (s *state) feeds(a, b *group) bool {
-	for buf := range a.writes {
-		for _, r := range s.readers[buf] {
-			if s.groupOf[r] == b {
+	for _, o := range a.order {
+		for _, r := range s.succIdx[o] {
+			if s.at[r] == b {
 				return true
 			}
 		}
@@ -131,17 +131,17 @@ func (s *state) sharesRead(a, b *group) bool {
 	return false
 }
 
-// succs lists the groups that read what g writes.
+// succs lists the groups that read what g writes, in the order g's nodes
+// write them (cyclePath reports the first path it finds).
 func (s *state) succs(g *group) []*group {
-	seen := map[*group]bool{g: true}
+	s.stamp++
+	g.seen = s.stamp
 	var out []*group
-	for _, n := range g.nodes {
-		for _, w := range n.Writes {
-			for _, r := range s.readers[w.Buffer] {
-				if rg := s.groupOf[r]; !seen[rg] {
-					seen[rg] = true
-					out = append(out, rg)
-				}
+	for _, o := range g.order {
+		for _, r := range s.succIdx[o] {
+			if rg := s.at[r]; rg.seen != s.stamp {
+				rg.seen = s.stamp
+				out = append(out, rg)
 			}
 		}
 	}
@@ -155,28 +155,12 @@ func (s *state) cyclePath(a, b *group) string {
 	for _, pair := range [][2]*group{{a, b}, {b, a}} {
 		from, to := pair[0], pair[1]
 		for _, c := range s.succs(from) {
-			if c != to && s.reaches(c, to, map[*group]bool{}) {
+			if c != to && s.reaches(c, to) {
 				return from.name() + " → " + c.name() + " → " + to.name()
 			}
 		}
 	}
 	return ""
-}
-
-func (s *state) reaches(from, to *group, seen map[*group]bool) bool {
-	if from == to {
-		return true
-	}
-	if seen[from] {
-		return false
-	}
-	seen[from] = true
-	for _, c := range s.succs(from) {
-		if s.reaches(c, to, seen) {
-			return true
-		}
-	}
-	return false
 }
 
 // indexCheck verifies every read b makes of a buffer a writes: in the

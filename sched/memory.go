@@ -136,20 +136,40 @@ func (s *state) allocate(kernels []*loopir.Kernel, reuse bool) (int64, int, []Bu
 		row.Storage = sl.owner
 		rows = append(rows, row)
 	}
-	var peak int64
-	for k := 0; k <= end; k++ {
-		var live int64
-		for _, sl := range slots {
-			for _, l := range sl.lives {
-				if l[0] <= k && k <= l[1] {
-					live += sl.bytes
-					break
+	return peakBytes(slots, end), len(slots), rows
+}
+
+// peakBytes is the most bytes held at any kernel 0..end: a slot counts
+// once at each kernel some buffer it held is live. A sweep over the
+// union of each slot's lifetimes (lives come in order of their first
+// kernel; an in-place successor starts where its input ends), not a scan
+// of every slot at every kernel, which was quadratic on long programs.
+func peakBytes(slots []*slot, end int) int64 {
+	delta := make([]int64, end+2)
+	for _, sl := range slots {
+		lo, hi := -1, -2
+		for _, l := range sl.lives {
+			if l[0] > hi { // disjoint from the current run: close it
+				if lo >= 0 {
+					delta[lo] += sl.bytes
+					delta[hi+1] -= sl.bytes
 				}
+				lo, hi = l[0], l[1]
+				continue
 			}
+			hi = max(hi, l[1])
 		}
+		if lo >= 0 && hi >= lo {
+			delta[lo] += sl.bytes
+			delta[hi+1] -= sl.bytes
+		}
+	}
+	var peak, live int64
+	for k := 0; k <= end; k++ {
+		live += delta[k]
 		peak = max(peak, live)
 	}
-	return peak, len(slots), rows
+	return peak
 }
 
 func (s *state) dtype(name string) string {

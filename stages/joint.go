@@ -2,6 +2,7 @@ package stages
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"gcdbg/ir"
@@ -43,17 +44,21 @@ type jointBuilder struct {
 	src   *ir.Graph
 	g     *ir.Graph
 	names map[string]bool
-	fwd   map[*ir.Node]ir.Arg // source node -> its joint node or folded constant
-	req   map[*ir.Node]bool   // joint nodes whose value depends on a primal requiring grad
-	grad  map[*ir.Node]*ir.Node
-	items map[*ir.Node][]*ir.Node // per-item gradients of tuple-valued nodes
-	bwd   map[*ir.Node]bool       // nodes emitted by the backward pass
-	cur   *ir.Node                // the forward node being differentiated
-	err   error
+	// suffix remembers, per base, the last suffix fresh handed out: names
+	// are never freed, so the search resumes there (probing from 1 made a
+	// 10k-node joint graph quadratic).
+	suffix map[string]int
+	fwd    map[*ir.Node]ir.Arg // source node -> its joint node or folded constant
+	req    map[*ir.Node]bool   // joint nodes whose value depends on a primal requiring grad
+	grad   map[*ir.Node]*ir.Node
+	items  map[*ir.Node][]*ir.Node // per-item gradients of tuple-valued nodes
+	bwd    map[*ir.Node]bool       // nodes emitted by the backward pass
+	cur    *ir.Node                // the forward node being differentiated
+	err    error
 }
 
 func newJointBuilder(src *ir.Graph) *jointBuilder {
-	b := &jointBuilder{src: src, names: map[string]bool{}, fwd: map[*ir.Node]ir.Arg{}, req: map[*ir.Node]bool{},
+	b := &jointBuilder{src: src, names: map[string]bool{}, suffix: map[string]int{}, fwd: map[*ir.Node]ir.Arg{}, req: map[*ir.Node]bool{},
 		grad: map[*ir.Node]*ir.Node{}, items: map[*ir.Node][]*ir.Node{}, bwd: map[*ir.Node]bool{}}
 	tensors := make(map[string]*ir.TensorData, len(src.Tensors))
 	for k, v := range src.Tensors {
@@ -237,8 +242,9 @@ func (b *jointBuilder) requiresGrad(c *ir.Node) bool {
 func (b *jointBuilder) fresh(base string) string {
 	base = strings.NewReplacer(".", "_", "-", "_").Replace(base)
 	name := base
-	for i := 1; b.names[name]; i++ {
-		name = fmt.Sprintf("%s_%d", base, i)
+	for i := max(b.suffix[base], 1); b.names[name]; i++ {
+		name = base + "_" + strconv.Itoa(i)
+		b.suffix[base] = i
 	}
 	b.names[name] = true
 	return name

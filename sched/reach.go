@@ -1,0 +1,219 @@
+package sched
+
+import (
+	"container/heap"
+
+	"gcdbg/loopir"
+)
+
+// Reachability between groups, for the cycle check. A plain depth-first
+// search per query made fusion quadratic to cubic on long programs (a
+// 2,000-node chain took minutes), so the scheduler keeps a topological
+// numbering of the current groups (pos): every edge goes from a lower
+// position to a higher one, so a search for `to` never enters a group
+// placed after it. Fusing two groups renumbers only the window between
+// them (reorder). When the program's dependences are not acyclic to begin
+// with (bad input), the numbering is off and the plain search is used.
+
+// initTopo numbers the initial groups topologically: Kahn's algorithm,
+// taking the earliest ready group in program order first, so a program
+// already in dependence order keeps its order.
+func (s *state) initTopo(groups []*group) {
+	indeg := make(map[*group]int, len(groups))
+	for _, g := range groups {
+		for _, c := range s.succs(g) {
+			indeg[c]++
+		}
+	}
+	ready := &groupHeap{}
+	for _, g := range groups {
+		if indeg[g] == 0 {
+			heap.Push(ready, g)
+		}
+	}
+	s.byPos = make([]*group, 0, len(groups))
+	for ready.Len() > 0 {
+		g := heap.Pop(ready).(*group)
+		g.pos = len(s.byPos)
+		s.byPos = append(s.byPos, g)
+		for _, c := range s.succs(g) {
+			if indeg[c]--; indeg[c] == 0 {
+				heap.Push(ready, c)
+			}
+		}
+	}
+	s.topoOK = len(s.byPos) == len(groups)
+}
+
+// reaches reports whether a path of producer→consumer edges leads from
+// one group to another.
+func (s *state) reaches(from, to *group) bool {
+	if from == to {
+		return true
+	}
+	if !s.topoOK {
+		return s.reachesDFS(from, to, map[*group]bool{})
+	}
+	if from.pos > to.pos {
+		return false
+	}
+	// The edges are walked in place (not through succs, which allocates):
+	// this search runs for every candidate pair of every round.
+	s.visitGen++
+	from.visit = s.visitGen
+	stack := append(s.stack[:0], from)
+	defer func() { s.stack = stack[:0] }()
+	for len(stack) > 0 {
+		g := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, o := range g.order {
+			for _, r := range s.succIdx[o] {
+				c := s.at[r]
+				if c == to {
+					return true
+				}
+				if c.visit != s.visitGen && c.pos < to.pos {
+					c.visit = s.visitGen
+					stack = append(stack, c)
+				}
+			}
+		}
+	}
+	return false
+}
+
+// reachesDFS is the unbounded search, for programs whose dependences have
+// a cycle of their own.
+func (s *state) reachesDFS(from, to *group, seen map[*group]bool) bool {
+	if from == to {
+		return true
+	}
+	if seen[from] {
+		return false
+	}
+	seen[from] = true
+	for _, c := range s.succs(from) {
+		if s.reachesDFS(c, to, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// window collects the groups strictly between positions lo and hi that
+// are reachable from start, following succs (forward) or preds.
+func (s *state) window(start *group, lo, hi int, forward bool) map[*group]bool {
+	out := map[*group]bool{}
+	stack := []*group{start}
+	for len(stack) > 0 {
+		g := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		next := s.preds(g)
+		if forward {
+			next = s.succs(g)
+		}
+		for _, c := range next {
+			if c.pos > lo && c.pos < hi && !out[c] {
+				out[c] = true
+				stack = append(stack, c)
+			}
+		}
+	}
+	return out
+}
+
+// reorder renumbers the window between a and b before they merge into m
+// (the caller updates groupOf afterwards). The legality check proved no
+// group in the window is both reachable from the earlier one and reaching
+// the later one, so [groups reaching the later one, the rest, m, groups
+// reached from the earlier one] is a topological order of the window;
+// each class keeps its relative order. The freed slot stays empty.
+func (s *state) reorder(a, b, m *group) {
+	if !s.topoOK {
+		return
+	}
+	first, last := a, b
+	if first.pos > last.pos {
+		first, last = last, first
+	}
+	lo, hi := first.pos, last.pos
+	after := s.window(first, lo, hi, true)
+	before := s.window(last, lo, hi, false)
+	var l, mid, r []*group
+	for _, g := range s.byPos[lo+1 : hi] {
+		switch {
+		case g == nil:
+		case before[g]:
+			l = append(l, g)
+		case after[g]:
+			r = append(r, g)
+		default:
+			mid = append(mid, g)
+		}
+	}
+	k := lo
+	for _, part := range [][]*group{l, mid, {m}, r} {
+		for _, g := range part {
+			g.pos = k
+			s.byPos[k] = g
+			k++
+		}
+	}
+	for ; k <= hi; k++ {
+		s.byPos[k] = nil
+	}
+}
+
+// preds lists the groups that write what g reads.
+func (s *state) preds(g *group) []*group {
+	s.stamp++
+	g.seen = s.stamp
+	var out []*group
+	for _, o := range g.order {
+		for _, w := range s.predIdx[o] {
+			if pg := s.at[w]; pg.seen != s.stamp {
+				pg.seen = s.stamp
+				out = append(out, pg)
+			}
+		}
+	}
+	return out
+}
+
+// indexEdges builds succIdx and predIdx from the writer and readers maps;
+// succIdx keeps the order of each node's writes and their readers, which
+// succs (and so the cycle path reported) follows.
+func (s *state) indexEdges() {
+	idx := make(map[*loopir.Node]int, len(s.p.Nodes))
+	for i, n := range s.p.Nodes {
+		idx[n] = i
+	}
+	s.succIdx = make([][]int, len(s.p.Nodes))
+	s.predIdx = make([][]int, len(s.p.Nodes))
+	for i, n := range s.p.Nodes {
+		for _, w := range n.Writes {
+			for _, r := range s.readers[w.Buffer] {
+				s.succIdx[i] = append(s.succIdx[i], idx[r])
+			}
+		}
+		for _, r := range n.Reads {
+			if w, ok := s.writer[r.Buffer]; ok {
+				s.predIdx[i] = append(s.predIdx[i], idx[w])
+			}
+		}
+	}
+}
+
+// groupHeap pops the group earliest in program order.
+type groupHeap []*group
+
+func (h groupHeap) Len() int           { return len(h) }
+func (h groupHeap) Less(i, j int) bool { return h[i].minOrder() < h[j].minOrder() }
+func (h groupHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *groupHeap) Push(x any)        { *h = append(*h, x.(*group)) }
+func (h *groupHeap) Pop() any {
+	old := *h
+	g := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return g
+}
