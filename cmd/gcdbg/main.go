@@ -15,10 +15,12 @@ import (
 const usage = `gcdbg — a debugger for deep-learning graph compilers
 
 Usage:
-  gcdbg run    [TRACE] [--json] [--device cpu|eager]
+  gcdbg run    [TRACE|DIR] [--json] [--device cpu|opencl|cuda|eager] [--runs N] [--input NAME=AxB ...]
                                                 run the trace's graphs (compiled to C with --device cpu,
-                                                under gcdbg's eager interpreter with --device eager) and
-                                                compare every output with PyTorch's expected values
+                                                OpenCL/CUDA kernels with opencl/cuda, gcdbg's eager
+                                                interpreter with eager) and compare every output and grad
+                                                with PyTorch's expected values; DIR is from gcdbg compile;
+                                                --input checks guards on other inputs and recompiles
   gcdbg bench  [TRACE ...]                      compiled time vs PyTorch eager per trace, and each
                                                 pointwise kernel's bandwidth vs a STREAM triad
   gcdbg dump   [TRACE] [--stage NAME] [--graph NAME] [--form fx|readable]
@@ -39,8 +41,10 @@ Usage:
   gcdbg help                                    this text
 
 TRACE is a gcdbg trace file (docs/trace-format.md; exporter/gcdbg_export.py
-makes one from a PyTorch model). With no TRACE, commands use the embedded
-example: the seed MLP (Flatten + Linear 784→512→512→10 with ReLU).
+makes one from a PyTorch model), readable graph text (def forward(self, x:
+"f32[8, 16]"): ..., docs/graph-text.md) or a PyTorch TORCH_TRACE log
+(docs/torch-trace.md). With no TRACE, commands use the embedded example: the
+seed MLP (Flatten + Linear 784→512→512→10 with ReLU).
 
 Exit status of run: 0 every output matches, 1 some mismatch, 2 the input
 could not be read or run.
