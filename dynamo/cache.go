@@ -55,6 +55,9 @@ type Call struct {
 	// VsStatic compares, for an entry with symbolic shapes, each output
 	// with a fresh static compile at this call's sizes.
 	VsStatic []interp.Comparison
+	// Static is that static compile (nil for a static entry): a reference
+	// at this call's sizes for what the symbolic artifact computes.
+	Static *stages.Unit
 }
 
 // New makes the cache of graph `name` of tr and compiles it for the
@@ -188,23 +191,27 @@ func (c *Cache) recompile(f Frame, call *Call) (*Entry, error) {
 	for _, m := range marked {
 		call.Actions = append(call.Actions, fmt.Sprintf("marking %s dim %d dynamic (%s)", m[0], m[1], dyn[stages.DimKey(m[0].(string), m[1].(int))]))
 	}
-	units, err := c.compile(f)
-	if err != nil {
-		return nil, err
-	}
-	u := units[0]
+	var units []*stages.Unit
 	if len(dims) > 0 {
-		if err := MakeSymbolic(u.Normalized, dims); err != nil {
+		var err error
+		if units, err = c.compileDynamic(f, dims); err != nil {
 			// Dynamo too falls back to specialising when a size cannot stay symbolic.
 			call.Actions = append(call.Actions, fmt.Sprintf("cannot compile %s dynamic: %v; compiling static", describeDims(dims), err))
 			for _, sd := range dims {
 				delete(c.dynamic, stages.DimKey(sd.Input, sd.Dim))
 			}
-			dyn = nil
-		} else if err := stages.DeriveGuards(u, dyn); err != nil {
+			dyn, units = nil, nil
+		} else if err := stages.DeriveGuards(units[0], dyn); err != nil {
 			return nil, err
 		}
 	}
+	if units == nil {
+		var err error
+		if units, err = c.compile(f); err != nil {
+			return nil, err
+		}
+	}
+	u := units[0]
 	ins, err := stages.GuardInputs(u)
 	if err != nil {
 		return nil, err
@@ -243,6 +250,7 @@ func (c *Cache) vsStatic(f Frame, call *Call) error {
 	if err != nil {
 		return fmt.Errorf("%s: static compile for comparison: %w", c.Graph, err)
 	}
+	call.Static = units[0]
 	want, err := interp.Run(units[0].Normalized, overrides(f))
 	if err != nil {
 		return fmt.Errorf("%s: static compile for comparison: %w", c.Graph, err)

@@ -33,6 +33,9 @@ type CallResult struct {
 	VsStatic []interp.Comparison `json:"vs_static,omitempty"`
 	// Reference says why PyTorch's expected values do not apply.
 	Reference string `json:"reference"`
+	// Compiled is the entry's compiled programs run on these inputs
+	// (--device cpu; runner/entries.go).
+	Compiled *CompiledCall `json:"compiled,omitempty"`
 }
 
 // CacheEntry is one compiled artifact of the cache.
@@ -42,12 +45,25 @@ type CacheEntry struct {
 	Guards []ir.Guard `json:"guards"`
 	Hits   int        `json:"hits"`
 	Stages int        `json:"stages"` // units the pipeline produced (the artifact)
+	// Builds is how many programs were built for the entry over all its
+	// calls (--device cpu): one per compiled graph, however many sizes it served.
+	Builds int `json:"builds"`
+	// Symbols are the size symbols its kernels take as arguments (ks0).
+	Symbols []string `json:"symbols,omitempty"`
 }
 
-// Recompiles calls every graph of tr with its own inputs, then with each
-// --input set (NAME=SPEC,... ; see dynamo.Spec), through a per-graph
-// compile cache. A name that is no graph's input is an error.
+// Recompiles is RecompilesWith on the default device (DefaultDevice).
 func Recompiles(tr *trace.Trace, sets []string) ([]GraphRecompiles, error) {
+	dev, _ := DefaultDevice()
+	return RecompilesWith(tr, sets, Options{Device: dev})
+}
+
+// RecompilesWith calls every graph of tr with its own inputs, then with
+// each --input set (NAME=SPEC,... ; see dynamo.Spec), through a per-graph
+// compile cache. With opt.Device "cpu" every call also runs the serving
+// entry's compiled programs (runner/entries.go). A name that is no
+// graph's input is an error.
+func RecompilesWith(tr *trace.Trace, sets []string, opt Options) ([]GraphRecompiles, error) {
 	parsed := make([][]dynamo.Spec, len(sets))
 	used := map[string]bool{}
 	for i, s := range sets {
@@ -63,7 +79,22 @@ func Recompiles(tr *trace.Trace, sets []string) ([]GraphRecompiles, error) {
 		if err != nil {
 			return out, err
 		}
+		eb := newEntryBuilds()
+		compiled := func(call *dynamo.Call, f dynamo.Frame, r *CallResult) error {
+			if opt.Device != "cpu" {
+				return nil
+			}
+			cc, err := eb.runCompiled(call, f)
+			if err != nil {
+				return fmt.Errorf("%s: graph %q: %w", tr.Name, g.Name, err)
+			}
+			r.Compiled = cc
+			return nil
+		}
 		gr := GraphRecompiles{Graph: g.Name, Calls: []CallResult{callResult("", first, "the trace's own inputs: compared with PyTorch above")}}
+		if err := compiled(first, c.Example(), &gr.Calls[0]); err != nil {
+			return out, err
+		}
 		for i, specs := range parsed {
 			var mine []dynamo.Spec
 			for _, sp := range specs {
@@ -83,11 +114,21 @@ func Recompiles(tr *trace.Trace, sets []string) ([]GraphRecompiles, error) {
 			if err != nil {
 				return out, fmt.Errorf("%s: graph %q: --input %s: %w", tr.Name, g.Name, sets[i], err)
 			}
-			gr.Calls = append(gr.Calls, callResult(sets[i], call,
-				"random inputs: PyTorch's expected values are for the trace's own inputs, so there is no reference; compared with gcdbg's eager interpreter only"))
+			r := callResult(sets[i], call,
+				"random inputs: PyTorch's expected values are for the trace's own inputs, so there is no reference; compared with gcdbg's eager interpreter only")
+			if err := compiled(call, f, &r); err != nil {
+				return out, err
+			}
+			gr.Calls = append(gr.Calls, r)
 		}
 		for _, e := range c.Entries {
-			gr.Cache = append(gr.Cache, CacheEntry{ID: e.ID, Inputs: e.Shapes, Guards: e.Unit().Guards.Derived, Hits: e.Hits, Stages: len(e.Units)})
+			ce := CacheEntry{ID: e.ID, Inputs: e.Shapes, Guards: e.Unit().Guards.Derived, Hits: e.Hits, Stages: len(e.Units), Builds: eb.builds[e]}
+			for _, lp := range e.Unit().Programs {
+				if lp.Source != nil {
+					ce.Symbols = appendNew(ce.Symbols, lp.Source.Manifest.Symbols...)
+				}
+			}
+			gr.Cache = append(gr.Cache, ce)
 		}
 		gr.Compiles = c.Compiles
 		gr.Dynamic = map[string]string{}
@@ -126,4 +167,17 @@ func callResult(set string, c *dynamo.Call, ref string) CallResult {
 		}
 	}
 	return r
+}
+
+func appendNew(xs []string, ys ...string) []string {
+	for _, y := range ys {
+		dup := false
+		for _, x := range xs {
+			dup = dup || x == y
+		}
+		if !dup {
+			xs = append(xs, y)
+		}
+	}
+	return xs
 }

@@ -54,6 +54,7 @@ func printRecompiles(w io.Writer, gs []runner.GraphRecompiles) {
 				}
 				fmt.Fprintf(w, "    output %d, symbolic compile vs static compile at these sizes: max abs err %.3g  %s\n", i, v.MaxAbsErr, verdict)
 			}
+			printCompiledCall(w, c)
 		}
 		fmt.Fprintf(w, "  cache: %d entries, %d compiles", len(g.Cache), g.Compiles)
 		if len(g.Dynamic) > 0 {
@@ -67,7 +68,14 @@ func printRecompiles(w io.Writer, gs []runner.GraphRecompiles) {
 		}
 		fmt.Fprintln(w)
 		for _, e := range g.Cache {
-			fmt.Fprintf(w, "    %-6s %-24s %2d guards  %d hits\n", e.ID, e.Inputs, len(e.Guards), e.Hits)
+			fmt.Fprintf(w, "    %-6s %-24s %2d guards  %d hits", e.ID, e.Inputs, len(e.Guards), e.Hits)
+			if e.Builds > 0 {
+				fmt.Fprintf(w, "  %d programs built", e.Builds)
+			}
+			if len(e.Symbols) > 0 {
+				fmt.Fprintf(w, "; kernels take %s", strings.Join(e.Symbols, ", "))
+			}
+			fmt.Fprintln(w)
 			for _, gd := range e.Guards {
 				if strings.HasPrefix(gd.Text, "check_tensor(L['self']") {
 					continue // parameters never change between calls here; keep the table short
@@ -76,4 +84,51 @@ func printRecompiles(w io.Writer, gs []runner.GraphRecompiles) {
 			}
 		}
 	}
+}
+
+// printCompiledCall shows what the entry's compiled programs computed for
+// one call: built now or reused, the symbols' values, the comparisons.
+func printCompiledCall(w io.Writer, c runner.CallResult) {
+	cc := c.Compiled
+	if cc == nil {
+		return
+	}
+	how := "reusing the entry's built programs"
+	if cc.Builds > 0 {
+		how = fmt.Sprintf("built %d programs for %s", cc.Builds, c.Entry)
+	}
+	var syms []string
+	for k, v := range cc.Symbols {
+		syms = append(syms, fmt.Sprintf("%s=%d", k, v))
+	}
+	sort.Strings(syms)
+	if len(syms) > 0 {
+		how += ", " + strings.Join(syms, ", ")
+	}
+	fmt.Fprintf(w, "    compiled (%s)\n", how)
+	for i, v := range cc.Outputs {
+		fmt.Fprintf(w, "      output %d vs eager interpreter: max abs err %.3g  %s\n", i, v.MaxAbsErr, verdictOf(v.Match, v.Why))
+	}
+	// Grads in one line: the worst error, and which ones differ.
+	if len(cc.Grads) > 0 {
+		worst, bad := 0.0, []string{}
+		for i, v := range cc.Grads {
+			worst = max(worst, v.MaxAbsErr)
+			if !v.Match {
+				bad = append(bad, fmt.Sprintf("grad %d: %s", i, v.Why))
+			}
+		}
+		verdict := "all match"
+		if len(bad) > 0 {
+			verdict = "MISMATCH " + strings.Join(bad, "; ")
+		}
+		fmt.Fprintf(w, "      %d grads vs joint graph at these sizes: max abs err %.3g  %s\n", len(cc.Grads), worst, verdict)
+	}
+}
+
+func verdictOf(match bool, why string) string {
+	if match {
+		return "match"
+	}
+	return "MISMATCH " + why
 }

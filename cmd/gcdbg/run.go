@@ -69,7 +69,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if len(inputs) > 0 {
-		if res.Recompiles, err = runner.Recompiles(tr, inputs); err != nil {
+		if res.Recompiles, err = runner.RecompilesWith(tr, inputs, runner.Options{Device: *device}); err != nil {
 			return fail(err)
 		}
 	}
