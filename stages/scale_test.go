@@ -73,10 +73,10 @@ func TestScaleChain(t *testing.T) {
 					float64(t1.Sub(t0).Microseconds())/1000, float64(time.Since(t1).Microseconds())/1000, len(text))
 			}
 			total := time.Since(start)
+			// Times are logged, not asserted: speed lives in benchmarks
+			// (tui's BenchmarkStageSwitch10k); this test checks the whole
+			// pipeline still completes on a long chain.
 			t.Logf("%d nodes, grad=%v: total %v", n, grad, total)
-			if total > time.Duration(n)*5*time.Millisecond+10*time.Second {
-				t.Errorf("%d nodes took %v: some stage is superlinear", n, total)
-			}
 			if grad && u.Joint == nil {
 				t.Errorf("grad chain has no joint graph")
 			}

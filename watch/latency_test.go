@@ -119,11 +119,8 @@ func TestOneNodeEditLatency(t *testing.T) {
 	}
 	t.Logf("one-node edit of the MLP, median of 10 (device %s, debounce 50 ms included): stages %.0f ms, screen %.0f ms (CPU time %.0f ms), run %.0f ms",
 		device, median(stagesMS), median(screenMS), median(cpuMS), median(runMS))
-	// The goal is 300 ms on an idle machine; shared CI runners are not
-	// idle, so the test fails only well above it.
-	if s := median(screenMS); s > 1000 {
-		t.Errorf("the screen took %.0f ms (median) after a one-node edit, want < 300 (1000 on a loaded machine)", s)
-	}
+	// The goal (300 ms) is a benchmark target, recorded in
+	// docs/performance.md; timings are logged here, never asserted.
 }
 
 // cpuTime is the CPU time this process has used (every thread): a
