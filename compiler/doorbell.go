@@ -20,13 +20,22 @@ import (
 //
 // Words in the first 64 bytes of the shared memory (current_kernel is at
 // offset 0): the request sequence, the done sequence and the entry index,
-// each an int32 (a futex word). Sequence -1 detaches the worker, which
-// goes back to reading requests from its stdin.
+// each an int32 (a futex word); the call's flags (bellTimed: pass
+// kernel_seconds); and one word per side saying it is asleep in the futex,
+// so that the other side makes the wake-up system call only then (a
+// futex wake costs a microsecond or two, as much as a small kernel).
+// Sequence -1 detaches the worker, which goes back to reading requests
+// from its stdin.
 const (
-	bellReq   = 8
-	bellDone  = 16
-	bellEntry = 24
-	bellStop  = -1
+	bellReq         = 8
+	bellDone        = 16
+	bellEntry       = 24
+	bellFlags       = 32
+	bellParentSleep = 40
+	bellWorkerSleep = 48
+	bellStop        = -1
+
+	bellTimed = 1
 )
 
 const (
@@ -46,9 +55,11 @@ func futex(addr *int32, op int, val int32, timeout time.Duration) {
 }
 
 // waitChange waits until *addr != old: spins for spin, then sleeps in the
-// futex for at most slice. It returns the new value, or old when the slice
-// ran out.
-func waitChange(addr *int32, old int32, spin, slice time.Duration) int32 {
+// futex for at most slice, with *asleep set meanwhile. It returns the new
+// value, or old when the slice ran out. (No wake-up is lost: the waker
+// stores *addr before it reads *asleep, and the futex sleeps only while
+// *addr is still old; Go's atomics are sequentially consistent.)
+func waitChange(addr *int32, old int32, spin, slice time.Duration, asleep *int32) int32 {
 	deadline := time.Now().Add(spin)
 	for i := 0; ; i++ {
 		if v := atomic.LoadInt32(addr); v != old {
@@ -58,8 +69,17 @@ func waitChange(addr *int32, old int32, spin, slice time.Duration) int32 {
 			break
 		}
 	}
+	atomic.StoreInt32(asleep, 1)
 	futex(addr, futexWait, old, slice)
+	atomic.StoreInt32(asleep, 0)
 	return atomic.LoadInt32(addr)
+}
+
+// wake wakes the other side if it is asleep on addr.
+func wake(addr, asleep *int32) {
+	if atomic.LoadInt32(asleep) != 0 {
+		futex(addr, futexWake, 1, 0)
+	}
 }
 
 // bell is the parent's side of an attached worker.
@@ -109,13 +129,18 @@ func (b *bell) ring(x *execution, entry string) error {
 		b.seq = 1
 	}
 	atomic.StoreInt32(x.sh.int32At(bellEntry), idx)
+	flags := int32(0)
+	if x.kernelTimes {
+		flags = bellTimed
+	}
+	atomic.StoreInt32(x.sh.int32At(bellFlags), flags)
 	req, done := x.sh.int32At(bellReq), x.sh.int32At(bellDone)
 	old := atomic.LoadInt32(done)
 	atomic.StoreInt32(req, b.seq)
-	futex(req, futexWake, 1, 0)
+	wake(req, x.sh.int32At(bellWorkerSleep))
 	deadline := time.Now().Add(x.opt.Timeout)
 	for {
-		if v := waitChange(done, old, 30*time.Microsecond, 5*time.Millisecond); v == b.seq {
+		if v := waitChange(done, old, 30*time.Microsecond, 5*time.Millisecond, x.sh.int32At(bellParentSleep)); v == b.seq {
 			return nil
 		} else if v != old {
 			old = v
@@ -134,7 +159,7 @@ func (b *bell) ring(x *execution, entry string) error {
 // detach sends the worker back to its pipe; it does not reply there.
 func (b *bell) detach(x *execution) {
 	atomic.StoreInt32(x.sh.int32At(bellReq), bellStop)
-	futex(x.sh.int32At(bellReq), futexWake, 1, 0)
+	wake(x.sh.int32At(bellReq), x.sh.int32At(bellWorkerSleep))
 }
 
 // serveBell is the worker's side: run entries as the parent rings, until
@@ -144,11 +169,14 @@ func (w *workerState) serveBell(fns []uintptr, l layout) {
 	req := (*int32)(unsafe.Pointer(&w.mem[bellReq]))
 	done := (*int32)(unsafe.Pointer(&w.mem[bellDone]))
 	entry := (*int32)(unsafe.Pointer(&w.mem[bellEntry]))
+	flags := (*int32)(unsafe.Pointer(&w.mem[bellFlags]))
+	asleep := (*int32)(unsafe.Pointer(&w.mem[bellWorkerSleep]))
+	parentAsleep := (*int32)(unsafe.Pointer(&w.mem[bellParentSleep]))
 	// The parent zeroed the sequence before attaching and may ring before
 	// this loop starts: start from 0, not from what is there now.
 	last := int32(0)
 	for {
-		v := waitChange(req, last, 200*time.Microsecond, 100*time.Millisecond)
+		v := waitChange(req, last, 200*time.Microsecond, 100*time.Millisecond, asleep)
 		if v == last {
 			continue
 		}
@@ -158,9 +186,9 @@ func (w *workerState) serveBell(fns []uintptr, l layout) {
 		}
 		i := atomic.LoadInt32(entry)
 		if i >= 0 && int(i) < len(fns) {
-			callEntry(fns[i], base, l)
+			callEntry(fns[i], base, l, atomic.LoadInt32(flags)&bellTimed != 0)
 		}
 		atomic.StoreInt32(done, v)
-		futex(done, futexWake, 1, 0)
+		wake(done, parentAsleep)
 	}
 }

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -24,6 +25,9 @@ import (
 type ExecOptions struct {
 	Runs    int           // repetitions of the whole program (timings per run); default 1
 	Timeout time.Duration // limit for one segment call; default 60s
+	// NoKernelTimes skips the per-kernel timing pass: only the whole
+	// program's Seconds are measured (KernelSeconds stays empty).
+	NoKernelTimes bool
 }
 
 // ExecResult is what a program computed and how long it took.
@@ -143,44 +147,48 @@ type execution struct {
 	sh   *shared
 	opt  ExecOptions
 	bell *bell // the attached worker (doorbell.go), nil for the pipe protocol
+	// kernelTimes: the current run records each kernel's time (the entry
+	// gets kernel_seconds; otherwise NULL and the kernels' clocks are off).
+	kernelTimes bool
 }
 
 var execMu sync.Mutex
 
+// run times the program: opt.Runs runs with the kernels' clocks off (the
+// whole program's Seconds), then, unless NoKernelTimes, as many runs with
+// each kernel timed (KernelSeconds). The inputs are copied in once: no
+// compiled kernel or fallback writes an input or constant slot (each node
+// writes buffers of its own; checked after the runs), so back-to-back runs
+// keep the worker spinning instead of letting it fall asleep while the
+// parent refills megabytes of weights.
 func (x *execution) run(inputs map[string]*tensor.Tensor) (*ExecResult, error) {
 	res := &ExecResult{}
-	for r := 0; r < x.opt.Runs; r++ {
-		// Every run starts from the inputs: a program may overwrite an
-		// input buffer in place (the memory planner reuses dead buffers).
-		if err := x.fillInputs(inputs); err != nil {
-			return nil, err
-		}
-		ks := x.sh.float64s(x.lay.seconds, x.lay.nKernels)
-		for i := range ks {
-			ks[i] = 0
-		}
-		var fallback time.Duration
-		t0 := time.Now()
-		for i := range x.m.Steps {
-			st := &x.m.Steps[i]
-			switch st.Kind {
-			case "segment":
-				if err := x.segment(st); err != nil {
-					return nil, err
-				}
-			case "fallback":
-				f0 := time.Now()
-				if err := x.fallback(st); err != nil {
-					return nil, fmt.Errorf("step %d: fallback %s (%s): %w", i, st.Op, st.IRNode, err)
-				}
-				fallback += time.Since(f0)
-			default:
-				return nil, fmt.Errorf("step %d: unknown kind %q (want segment or fallback)", i, st.Kind)
+	if err := x.fillInputs(inputs); err != nil {
+		return nil, err
+	}
+	passes := []bool{false}
+	if !x.opt.NoKernelTimes {
+		passes = append(passes, true)
+	}
+	for _, timed := range passes {
+		x.kernelTimes = timed
+		for r := 0; r < x.opt.Runs; r++ {
+			ks := x.sh.float64s(x.lay.seconds, x.lay.nKernels)
+			clear(ks)
+			secs, fallback, err := x.once()
+			if err != nil {
+				return nil, err
 			}
+			if timed {
+				res.KernelSeconds = append(res.KernelSeconds, append([]float64(nil), ks...))
+				continue
+			}
+			res.Seconds = append(res.Seconds, secs)
+			res.FallbackSeconds = append(res.FallbackSeconds, fallback)
 		}
-		res.Seconds = append(res.Seconds, time.Since(t0).Seconds())
-		res.FallbackSeconds = append(res.FallbackSeconds, fallback.Seconds())
-		res.KernelSeconds = append(res.KernelSeconds, append([]float64(nil), ks...))
+	}
+	if err := x.checkInputs(inputs); err != nil {
+		return nil, err
 	}
 	outs, err := x.readOutputs()
 	if err != nil {
@@ -188,6 +196,46 @@ func (x *execution) run(inputs map[string]*tensor.Tensor) (*ExecResult, error) {
 	}
 	res.Outputs = outs
 	return res, nil
+}
+
+// once runs every step of the program one time: its wall time and the
+// part spent in fallbacks.
+func (x *execution) once() (float64, float64, error) {
+	var fallback time.Duration
+	t0 := time.Now()
+	for i := range x.m.Steps {
+		st := &x.m.Steps[i]
+		switch st.Kind {
+		case "segment":
+			if err := x.segment(st); err != nil {
+				return 0, 0, err
+			}
+		case "fallback":
+			f0 := time.Now()
+			if err := x.fallback(st); err != nil {
+				return 0, 0, fmt.Errorf("step %d: fallback %s (%s): %w", i, st.Op, st.IRNode, err)
+			}
+			fallback += time.Since(f0)
+		default:
+			return 0, 0, fmt.Errorf("step %d: unknown kind %q (want segment or fallback)", i, st.Kind)
+		}
+	}
+	return time.Since(t0).Seconds(), fallback.Seconds(), nil
+}
+
+// checkInputs verifies, after the runs, that every input and constant slot
+// still holds what was copied in: a program that wrote one would have
+// computed its later runs from changed inputs.
+func (x *execution) checkInputs(inputs map[string]*tensor.Tensor) error {
+	for i, b := range x.m.Buffers {
+		if b.Kind != "input" && b.Kind != "constant" {
+			continue
+		}
+		if !bytes.Equal(x.sh.slot(x.lay, i), inputs[b.key()].Bytes()) {
+			return fmt.Errorf("buffer %q (slot %d, %s): overwritten by the program; inputs must stay read-only", b.Name, i, b.Kind)
+		}
+	}
+	return nil
 }
 
 func (x *execution) segment(st *Step) error {
@@ -203,7 +251,8 @@ func (x *execution) segment(st *Step) error {
 		}
 		return nil
 	}
-	req := &request{Op: "run", Library: x.lib, Entry: st.Entry, Shm: x.sh.path, Size: x.lay.size, Layout: x.lay.wire}
+	req := &request{Op: "run", Library: x.lib, Entry: st.Entry, Shm: x.sh.path, Size: x.lay.size, Layout: x.lay.wire,
+		NoTimes: !x.kernelTimes}
 	rep, err := call(req, x.opt.Timeout)
 	if err != nil {
 		var d *workerDeath

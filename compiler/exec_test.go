@@ -162,6 +162,22 @@ func TestExecSegmentsAndFallback(t *testing.T) {
 	}
 }
 
+// Without kernel times the kernels' clocks are off (kernel_seconds is
+// NULL) and the same numbers come out of runs that share one input fill.
+func TestExecNoKernelTimes(t *testing.T) {
+	lib := buildC(t, progC)
+	res, err := Exec(lib, testManifest(), testInputs(), ExecOptions{Runs: 4, NoKernelTimes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Seconds) != 4 || len(res.KernelSeconds) != 0 {
+		t.Fatalf("timings: %d runs, kernel seconds %v", len(res.Seconds), res.KernelSeconds)
+	}
+	if got := res.Outputs[0].Flat(0); got != 9 {
+		t.Errorf("z[0] = %v, want 9", got)
+	}
+}
+
 func TestExecCrashNamesKernelAndRecovers(t *testing.T) {
 	lib := buildC(t, progC)
 	m := testManifest()

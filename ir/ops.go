@@ -42,10 +42,11 @@ type OpDef struct {
 	Kind    Kind
 	Inplace bool // mutates its first argument and returns it
 	Eval    EvalFunc
-	// Infer computes the result's metadata from argument metadata. When nil,
-	// shape inference evaluates the op on example tensors of the argument
-	// shapes (filled with ones): exact for every op whose output shape does
-	// not depend on data, which is every op in the canonical set.
+	// Infer computes the result's metadata from argument metadata (the
+	// hand-written rules of infer*.go). When nil, shape inference evaluates
+	// the op on example tensors of the argument shapes and strides (filled
+	// with ones): exact for every op whose output shape does not depend on
+	// data, which is every op in the canonical set, but it runs the op.
 	Infer EvalFunc
 }
 
@@ -55,6 +56,7 @@ var registry = map[string]*OpDef{}
 func Register(schema string, kind Kind, eval EvalFunc) *OpDef {
 	sc := ParseSchema(schema)
 	d := &OpDef{Name: "aten." + sc.Name, Schema: sc, Kind: kind, Eval: eval}
+	d.Infer = inferFor(d)
 	if _, dup := registry[d.Name]; dup {
 		panic("ir: op registered twice: " + d.Name)
 	}
@@ -299,6 +301,15 @@ func InferMeta(d *OpDef, vals []Value) (Value, error) {
 	if d.Infer != nil {
 		return d.Infer(Args{Op: d, V: vals})
 	}
+	return inferByExample(d, vals)
+}
+
+// InferByExample is shape inference by evaluating op on example tensors
+// filled with ones that have the arguments' shapes, dtypes and strides:
+// the reference every hand-written Infer is tested against.
+func InferByExample(d *OpDef, vals []Value) (Value, error) { return inferByExample(d, vals) }
+
+func inferByExample(d *OpDef, vals []Value) (Value, error) {
 	ex := make([]Value, len(vals))
 	for i, v := range vals {
 		e, err := exampleOf(v)
@@ -331,11 +342,34 @@ func exampleOf(v Value) (Value, error) {
 				return nil, fmt.Errorf("tensor %s too large for shape inference by example", x)
 			}
 		}
-		t := tensor.New(x.DType, sizes...)
-		for i := 0; i < n; i++ {
-			t.SetFlat(i, 1)
+		// With known strides the example is a view of a storage spanning
+		// them, so that views of it alias as the real value's would.
+		ext, strided := 1, x.Stride != nil && len(x.Stride) == len(sizes) && n > 0
+		for i, s := range sizes {
+			if strided && x.Stride[i] < 0 {
+				strided = false
+			}
+			if strided {
+				ext += (s - 1) * x.Stride[i]
+			}
 		}
-		return t, nil
+		if strided && ext > exampleLimit {
+			strided = false
+		}
+		if !strided {
+			ext = n
+		}
+		t := tensor.New(x.DType, ext)
+		for i := range t.S.F {
+			t.S.F[i] = 1
+		}
+		for i := range t.S.I {
+			t.S.I[i] = 1
+		}
+		if strided {
+			return t.View(sizes, append([]int{}, x.Stride...), 0), nil
+		}
+		return t.View(sizes, tensor.ContiguousStrides(sizes), 0), nil
 	case Tuple:
 		out := make(Tuple, len(x))
 		for i, it := range x {

@@ -178,6 +178,7 @@ func init() {
 			}
 			return self, self.CopyFrom(rt)
 		}
+		d.Infer = inferInplace
 		registry[d.Name] = d
 	}
 }

@@ -164,12 +164,17 @@ func (g *kernelGen) externArgs(n *loopir.Node) []ir.Arg {
 // extern writes the library call of n into its output buffer.
 func (g *kernelGen) extern(n *loopir.Node) {
 	args := g.externArgs(n)
-	out := g.r.store[n.Name]
+	dst := n.Name
+	fold := g.r.folded[n]
+	if fold != nil {
+		dst = fold.buf
+	}
+	out := g.r.store[dst]
 	if args == nil || out == nil {
 		g.fail("extern %s has no output buffer", n.Name)
 		return
 	}
-	g.use(n.Name)
+	g.use(dst)
 	ob := g.r.p.Buffers[n.Name]
 	switch n.Op {
 	case "mm":
@@ -178,9 +183,19 @@ func (g *kernelGen) extern(n *loopir.Node) {
 			g.fail("mm %s: operands must be matrices", n.Name)
 			return
 		}
+		M, N, K := g.e(a.Sizes[0]), g.e(b.Sizes[1]), g.e(a.Sizes[1])
+		if fold != nil && fold.colStride != 1 {
+			// The output holds the product transposed: C^T = B^T A^T,
+			// the operands swapped and read through transposed strides.
+			g.line("/* %s written transposed into %s (C^T = B^T A^T) */", n.Name, fold.buf)
+			g.line("%s(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d);", gemmName(g.ctype(ob.DType)),
+				N, M, K, g.ptr(b), g.e(b.Strides[1]), g.e(b.Strides[0]),
+				g.ptr(a), g.e(a.Strides[1]), g.e(a.Strides[0]), out.c, fold.colStride)
+			return
+		}
 		g.line("%s(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s);", gemmName(g.ctype(ob.DType)),
-			g.e(a.Sizes[0]), g.e(b.Sizes[1]), g.e(a.Sizes[1]), g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]),
-			g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), out.c, g.e(b.Sizes[1]))
+			M, N, K, g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]),
+			g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), out.c, N)
 	case "bmm":
 		a, b := g.operand(args[0], "bmm self"), g.operand(args[1], "bmm mat2")
 		if a == nil || b == nil || len(a.Sizes) != 3 || len(b.Sizes) != 3 {

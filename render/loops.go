@@ -213,6 +213,9 @@ func (g *kernelGen) signature() []string {
 		for _, w := range n.Writes {
 			written[w.Buffer] = true
 		}
+		if st := g.r.folded[n]; st != nil {
+			written[st.buf] = true
+		}
 	}
 	var ps []string
 	for _, name := range g.params {
@@ -241,6 +244,9 @@ func (g *kernelGen) spec() compiler.KernelSpec {
 	var origins []string
 	for _, n := range g.k.Nodes {
 		origins = append(origins, n.Origins...)
+		if st := g.r.folded[n]; st != nil {
+			origins = append(origins, st.origins...)
+		}
 	}
 	var bytes int64
 	for _, p := range g.params {

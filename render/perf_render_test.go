@@ -8,22 +8,43 @@ import (
 	"gcdbg/render"
 )
 
-// The MLP's weight-gradient transposes (permute copies read with stride
-// 512) are cut into 32x32 tiles; a contiguous copy is not. The values are
-// checked against PyTorch by runner's compiled tests.
-func TestTransposedCopyIsTiled(t *testing.T) {
+// The MLP's weight-gradient transposes are written by the GEMM itself
+// (C^T = B^T A^T) rather than copied out of its result, and the forward's
+// saved primals are the input slots, not copies. The values are checked
+// against PyTorch by runner's compiled tests.
+func TestTransposedGEMMOutputAndAliasedInputs(t *testing.T) {
 	units := loadUnits(t, "../fixtures/mlp.json")
 	for _, lp := range units[0].Programs {
 		src := renderLP(t, units[0], lp, render.C, render.Options{})
 		switch lp.Role {
 		case "backward":
-			k := kernelText(src.Code, "k10_permute_7(")
-			if !strings.Contains(k, "x0t += 32") || !strings.Contains(k, "x1t += 32") || !strings.Contains(k, "collapse(2)") {
-				t.Errorf("the transposing copy is not tiled:\n%s", k)
+			if len(src.Kernels) != 10 {
+				t.Errorf("backward: %d kernels, want 10 (13 less the three transposing copies)", len(src.Kernels))
+			}
+			for _, k := range src.Kernels {
+				if strings.HasPrefix(k.Name, "k") && strings.Contains(k.Name, "permute") && k.Kind != "extern" {
+					t.Errorf("backward: a copy kernel %s (%s) is left", k.Name, k.Kind)
+				}
+			}
+			if k := kernelText(src.Code, "k9_mm_4("); !strings.Contains(k, "written transposed") {
+				t.Errorf("mm_4 does not write its output transposed:\n%s", k)
 			}
 		case "forward":
-			if k := kernelText(src.Code, "k4_primals_4("); strings.Contains(k, "x0t") {
-				t.Errorf("a contiguous copy was tiled:\n%s", k)
+			if len(src.Kernels) != 3 {
+				t.Errorf("forward: %d kernels, want 3 (the three Linear layers)", len(src.Kernels))
+			}
+			inputs := map[int]bool{}
+			for _, s := range src.Manifest.Inputs {
+				inputs[s] = true
+			}
+			aliased := 0
+			for _, s := range src.Manifest.Outputs {
+				if inputs[s] {
+					aliased++
+				}
+			}
+			if aliased != 3 {
+				t.Errorf("forward: %d outputs are input slots, want 3 (x, W2, W3 saved)", aliased)
 			}
 		}
 	}

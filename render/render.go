@@ -68,6 +68,9 @@ type renderer struct {
 	kindOf  map[*loopir.Node]int // kernel index of each node
 	gemms   map[tensor.DType]bool
 	gens    map[int]*kernelGen
+	folded  map[*loopir.Node]*gemmStore // mm nodes writing a transposed output (gemm_fold.go)
+	elided  map[string]bool             // buffers no kernel needs any more (a folded mm's own result)
+	aliasOf map[string]string           // output buffer -> the input whose slot it is (alias.go)
 }
 
 // Render renders kernels (a schedule of p) with plan's memory layout.
@@ -83,7 +86,8 @@ func Render(p *loopir.Program, kernels []*loopir.Kernel, plan *sched.MemoryPlan,
 	}
 	r := &renderer{d: d, p: p, plan: plan, opts: opts, names: newNamer(), symC: map[string]string{},
 		store: map[string]*storage{}, arena: -1, writer: map[string]*loopir.Node{}, kindOf: map[*loopir.Node]int{},
-		gemms: map[tensor.DType]bool{}, gens: map[int]*kernelGen{}}
+		gemms: map[tensor.DType]bool{}, gens: map[int]*kernelGen{},
+		folded: map[*loopir.Node]*gemmStore{}, elided: map[string]bool{}, aliasOf: map[string]string{}}
 	r.kernels = kernels
 	for ki, k := range kernels {
 		if k == nil {
@@ -96,6 +100,8 @@ func Render(p *loopir.Program, kernels []*loopir.Kernel, plan *sched.MemoryPlan,
 			}
 		}
 	}
+	r.foldTransposedGEMMs()
+	r.aliasInputOutputs()
 	r.collectSymbols()
 	if err := r.layout(); err != nil {
 		return nil, fmt.Errorf("render: graph %q (%s): %w", opts.Graph, opts.Role, err)
@@ -224,6 +230,9 @@ func (r *renderer) layout() error {
 		b := r.p.Buffers[name]
 		w := r.writer[name]
 		row, planned := rows[name]
+		if r.elided[name] {
+			continue
+		}
 		need := b.Kind == loopir.Input || b.Kind == loopir.Constant || outputs[name] ||
 			(planned && row.Materialized) || (w != nil && (w.Kind == loopir.Extern || w.Kind == loopir.Fallback))
 		if !need {
@@ -285,6 +294,9 @@ func (r *renderer) layout() error {
 		}
 	}
 	for _, o := range r.p.Outputs {
+		if in := r.aliasOf[o]; in != "" {
+			o = in
+		}
 		st := r.store[o]
 		if st == nil {
 			return fmt.Errorf("output %q has no storage", o)

@@ -201,7 +201,7 @@ func (d *decomposer) emit(src *ir.Node, name string, def *ir.OpDef, bound []ir.A
 	for i, b := range bound {
 		vals[i] = d.metaArg(b)
 	}
-	v, err := inferStrided(def, vals)
+	v, err := ir.InferMeta(def, vals) // stride-aware: views alias as evaluated ones do
 	if err != nil {
 		return nil, fmt.Errorf("shape inference of %s: %w", def.Name, err)
 	}
@@ -211,80 +211,6 @@ func (d *decomposer) emit(src *ir.Node, name string, def *ir.OpDef, bound []ir.A
 	setNodeMeta(c, v)
 	d.out.Nodes = append(d.out.Nodes, c)
 	return c, nil
-}
-
-// inferStrided is ir.InferMeta on example tensors that carry the inputs'
-// strides, not contiguous ones: views of views then get the strides the
-// interpreter will really see, which reshape's view-or-copy choice needs.
-func inferStrided(def *ir.OpDef, vals []ir.Value) (ir.Value, error) {
-	if def.Infer != nil {
-		return ir.InferMeta(def, vals)
-	}
-	ex := make([]ir.Value, len(vals))
-	for i, v := range vals {
-		e, ok := stridedExample(v)
-		if !ok {
-			return ir.InferMeta(def, vals)
-		}
-		ex[i] = e
-	}
-	out, err := ir.Call(def, ex)
-	if err != nil {
-		return nil, err
-	}
-	return ir.MetaOf(out), nil
-}
-
-// stridedExample builds a ones-filled tensor with m's shape and strides
-// (ok is false when a tensor is too large or has no strides).
-func stridedExample(v ir.Value) (ir.Value, bool) {
-	switch x := v.(type) {
-	case *ir.TensorMeta:
-		sizes := x.Shape.Sizes()
-		if x.Stride == nil || len(x.Stride) != len(sizes) {
-			return nil, false
-		}
-		ext := 1
-		for i, s := range sizes {
-			if s <= 0 {
-				ext = 0
-				break
-			}
-			ext += (s - 1) * x.Stride[i]
-		}
-		if ext > 1<<24 || numelOf(sizes) > 1<<24 {
-			return nil, false
-		}
-		st := tensor.New(x.DType, max(ext, 1))
-		for i := 0; i < st.Numel(); i++ {
-			st.SetFlat(i, 1)
-		}
-		if ext == 0 {
-			return tensor.New(x.DType, sizes...), true
-		}
-		return st.View(sizes, append([]int{}, x.Stride...), 0), true
-	case ir.Tuple:
-		out := make(ir.Tuple, len(x))
-		for i, it := range x {
-			e, ok := stridedExample(it)
-			if !ok {
-				return nil, false
-			}
-			out[i] = e
-		}
-		return out, true
-	case ir.List:
-		out := make(ir.List, len(x))
-		for i, it := range x {
-			e, ok := stridedExample(it)
-			if !ok {
-				return nil, false
-			}
-			out[i] = e
-		}
-		return out, true
-	}
-	return v, true
 }
 
 // setNodeMeta records an inferred value on a node as the printers read it.

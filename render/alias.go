@@ -1,0 +1,90 @@
+package render
+
+import (
+	"strconv"
+
+	"gcdbg/loopir"
+)
+
+// Outputs that are inputs: the forward of a training graph returns the
+// primals it saves for the backward (x, the weights), and the lowering
+// gives each such output a buffer of its own, filled by a copy kernel (a
+// whole weight matrix copied on every forward). Compiled kernels never
+// write an input slot, so the manifest can name the input's slot as that
+// output instead, and the copy kernel disappears.
+
+// aliasInputOutputs drops the kernels that copy a whole input, unchanged,
+// into an output, and records the input each such output reads from. Only
+// the C dialect does it (its manifest outputs are slot numbers).
+func (r *renderer) aliasInputOutputs() {
+	if r.d.GlobalIdx != "" {
+		return
+	}
+	var kept []*loopir.Kernel
+	for _, k := range r.kernels {
+		if in, out, ok := r.inputCopy(k); ok {
+			r.aliasOf[out] = in
+			r.elided[out] = true
+			continue
+		}
+		kept = append(kept, k)
+	}
+	r.kernels = kept
+	for ki, k := range r.kernels {
+		for _, n := range k.Nodes {
+			r.kindOf[n] = ki
+		}
+	}
+}
+
+// inputCopy matches a kernel that is exactly out[i] = in[i] over the whole
+// row-major extent of both, in an input and out an output of the same
+// dtype and sizes (an input or a constant: neither is ever written).
+func (r *renderer) inputCopy(k *loopir.Kernel) (string, string, bool) {
+	if len(k.Nodes) != 1 {
+		return "", "", false
+	}
+	c := k.Nodes[0]
+	if c.Kind != loopir.Pointwise || len(c.Body) != 2 || len(c.Writes) != 1 {
+		return "", "", false
+	}
+	ld, st := c.Body[0], c.Body[1]
+	if ld.Op != "load" || st.Op != "store" || len(st.Args) != 1 || st.Args[0] != ld.Dst {
+		return "", "", false
+	}
+	in, out := r.p.Buffers[ld.Buffer], r.p.Buffers[st.Buffer]
+	if in == nil || out == nil || (in.Kind != loopir.Input && in.Kind != loopir.Constant) || in.DType != out.DType ||
+		!sameRanges(in.Sizes, out.Sizes) || !sameRanges(c.Ranges, out.Sizes) || ld.Index.String() != st.Index.String() {
+		return "", "", false
+	}
+	isOut := false
+	for _, o := range r.p.Outputs {
+		isOut = isOut || o == out.Name
+	}
+	if !isOut || r.aliasOf[out.Name] != "" || !rowMajorIndex(st.Index, c.Ranges) {
+		return "", "", false
+	}
+	return in.Name, out.Name, true
+}
+
+// rowMajorIndex reports whether idx is x0*(R1*R2...) + x1*(R2...) + ...
+// over static ranges (a dimension of size 1 has no variable).
+func rowMajorIndex(idx loopir.Expr, ranges []loopir.Expr) bool {
+	rng, ok := constList(ranges)
+	co, ok2 := linearCoeffs(idx)
+	if !ok || !ok2 || co[""] != 0 {
+		return false
+	}
+	stride, vars := int64(1), 0
+	for i := len(rng) - 1; i >= 0; i-- {
+		v := "x" + strconv.Itoa(i)
+		if rng[i] != 1 {
+			if co[v] != stride {
+				return false
+			}
+			vars++
+		}
+		stride *= rng[i]
+	}
+	return len(co)-1 == vars
+}
