@@ -31,6 +31,10 @@ type kernelGen struct {
 	err    error
 	params []string // buffers the kernel touches, in parameter order
 	flops  int64
+	// note is a trailing comment for the next declared temporary: the
+	// graph nodes whose value it is, so a reader (and the TUI) can go from
+	// a ReLU in the captured graph to the exact C line computing it.
+	note string
 }
 
 // value is a C expression (a temporary's name) and its dtype.
@@ -280,7 +284,12 @@ func (g *kernelGen) cast(v value, dt tensor.DType) value {
 // decl binds expr to a fresh temporary of dtype dt.
 func (g *kernelGen) decl(dt tensor.DType, expr string) value {
 	t := g.tmp()
-	g.line("const %s %s = %s;", g.ctype(dt), t, expr)
+	if g.note != "" {
+		g.line("const %s %s = %s;  // %s", g.ctype(dt), t, expr, g.note)
+		g.note = ""
+	} else {
+		g.line("const %s %s = %s;", g.ctype(dt), t, expr)
+	}
 	return value{t, dt}
 }
 
@@ -344,7 +353,18 @@ func (g *kernelGen) op(s loopir.Stmt, args []value) value {
 // stmts emits statements of n (from..to) at the point vars and returns the
 // temporaries; a store's value comes back as the result.
 func (g *kernelGen) stmts(n *loopir.Node, body []loopir.Stmt, vars map[string]string, tmps map[string]value) (value, bool) {
+	// The statement computing the stored value gets the node's origins as
+	// a trailing comment.
+	result := ""
 	for _, s := range body {
+		if (s.Op == "store" || s.Op == "store_reduction") && len(s.Args) == 1 {
+			result = s.Args[0]
+		}
+	}
+	for _, s := range body {
+		if s.Dst != "" && s.Dst == result && len(n.Origins) > 0 {
+			g.note = Comment(strings.Join(n.Origins, ", "))
+		}
 		args := make([]value, len(s.Args))
 		for i, a := range s.Args {
 			v, ok := tmps[a]
@@ -378,6 +398,7 @@ func (g *kernelGen) stmts(n *loopir.Node, body []loopir.Stmt, vars map[string]st
 		default:
 			v = g.op(s, args)
 		}
+		g.note = "" // the result was a load, constant or cast: no new line to mark
 		tmps[s.Dst] = v
 	}
 	return value{}, false

@@ -45,8 +45,8 @@ __kernel void k0_linear_relu_stack_1_linear_relu_stack_0_linear_r(__global float
       const long x1 = (f % 512);
       const float t0 = b_buf0[(x1 + 512*x0)];
       const float t1 = b_arg2_1[x1];
-      const float t2 = (t0 + t1);
-      const float t3 = ((t2 > 0 || t2 != t2) ? t2 : 0);
+      const float t2 = (t0 + t1);  // linear_relu_stack_0
+      const float t3 = ((t2 > 0 || t2 != t2) ? t2 : 0);  // linear_relu_stack_1
       b_buf2[(x1 + 512*x0)] = t3;
     }
   }
@@ -80,8 +80,8 @@ __kernel void k1_linear_relu_stack_3_linear_relu_stack_2_linear_r(__global float
       const long x1 = (f % 512);
       const float t0 = b_buf3[(x1 + 512*x0)];
       const float t1 = b_arg4_1[x1];
-      const float t2 = (t0 + t1);
-      const float t3 = ((t2 > 0 || t2 != t2) ? t2 : 0);
+      const float t2 = (t0 + t1);  // linear_relu_stack_2
+      const float t3 = ((t2 > 0 || t2 != t2) ? t2 : 0);  // linear_relu_stack_3
       b_buf5[(x1 + 512*x0)] = t3;
     }
   }
@@ -115,7 +115,7 @@ __kernel void k2_linear_relu_stack_4_linear_relu_stack_4_mm(__global float *b_bu
       const long x1 = (f % 10);
       const float t0 = b_buf6[(x1 + 10*x0)];
       const float t1 = b_arg6_1[x1];
-      const float t2 = (t0 + t1);
+      const float t2 = (t0 + t1);  // linear_relu_stack_4
       b_buf7[(x1 + 10*x0)] = t2;
     }
   }
@@ -128,7 +128,7 @@ __kernel void k3_primals_1(__global const float *b_arg0_1, __global float *b_buf
     const long x0 = (i / 784);
     const long x1 = ((i / 28) % 28);
     const long x2 = (i % 28);
-    const float t0 = b_arg0_1[(x2 + 28*x1 + 784*x0)];
+    const float t0 = b_arg0_1[(x2 + 28*x1 + 784*x0)];  // primals_1
     b_buf8[(x2 + 28*x1 + 784*x0)] = t0;
   }
 }
@@ -140,7 +140,7 @@ __kernel void k4_primals_4(__global const float *b_arg3_1, __global float *b_buf
   for (long i = ((long)get_global_id(0)); i < 262144; i += ((long)get_global_size(0))) {
     const long x0 = (i / 512);
     const long x1 = (i % 512);
-    const float t0 = b_arg3_1[(x1 + 512*x0)];
+    const float t0 = b_arg3_1[(x1 + 512*x0)];  // primals_4
     b_buf9[(x1 + 512*x0)] = t0;
   }
 }
@@ -152,7 +152,7 @@ __kernel void k5_primals_6(__global const float *b_arg5_1, __global float *b_buf
   for (long i = ((long)get_global_id(0)); i < 5120; i += ((long)get_global_size(0))) {
     const long x0 = (i / 512);
     const long x1 = (i % 512);
-    const float t0 = b_arg5_1[(x1 + 512*x0)];
+    const float t0 = b_arg5_1[(x1 + 512*x0)];  // primals_6
     b_buf10[(x1 + 512*x0)] = t0;
   }
 }

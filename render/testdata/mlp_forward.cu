@@ -54,8 +54,8 @@ extern "C" __global__ void k0_linear_relu_stack_1_linear_relu_stack_0_linear_r(f
       const int64_t x1 = (f % 512);
       const float t0 = b_buf0[(x1 + 512*x0)];
       const float t1 = b_arg2_1[x1];
-      const float t2 = (t0 + t1);
-      const float t3 = ((t2 > 0 || t2 != t2) ? t2 : 0);
+      const float t2 = (t0 + t1);  // linear_relu_stack_0
+      const float t3 = ((t2 > 0 || t2 != t2) ? t2 : 0);  // linear_relu_stack_1
       b_buf2[(x1 + 512*x0)] = t3;
     }
   }
@@ -89,8 +89,8 @@ extern "C" __global__ void k1_linear_relu_stack_3_linear_relu_stack_2_linear_r(f
       const int64_t x1 = (f % 512);
       const float t0 = b_buf3[(x1 + 512*x0)];
       const float t1 = b_arg4_1[x1];
-      const float t2 = (t0 + t1);
-      const float t3 = ((t2 > 0 || t2 != t2) ? t2 : 0);
+      const float t2 = (t0 + t1);  // linear_relu_stack_2
+      const float t3 = ((t2 > 0 || t2 != t2) ? t2 : 0);  // linear_relu_stack_3
       b_buf5[(x1 + 512*x0)] = t3;
     }
   }
@@ -124,7 +124,7 @@ extern "C" __global__ void k2_linear_relu_stack_4_linear_relu_stack_4_mm(float *
       const int64_t x1 = (f % 10);
       const float t0 = b_buf6[(x1 + 10*x0)];
       const float t1 = b_arg6_1[x1];
-      const float t2 = (t0 + t1);
+      const float t2 = (t0 + t1);  // linear_relu_stack_4
       b_buf7[(x1 + 10*x0)] = t2;
     }
   }
@@ -137,7 +137,7 @@ extern "C" __global__ void k3_primals_1(const float *b_arg0_1, float *b_buf8) {
     const int64_t x0 = (i / 784);
     const int64_t x1 = ((i / 28) % 28);
     const int64_t x2 = (i % 28);
-    const float t0 = b_arg0_1[(x2 + 28*x1 + 784*x0)];
+    const float t0 = b_arg0_1[(x2 + 28*x1 + 784*x0)];  // primals_1
     b_buf8[(x2 + 28*x1 + 784*x0)] = t0;
   }
 }
@@ -149,7 +149,7 @@ extern "C" __global__ void k4_primals_4(const float *b_arg3_1, float *b_buf9) {
   for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x); i < 262144; i += ((int64_t)gridDim.x * blockDim.x)) {
     const int64_t x0 = (i / 512);
     const int64_t x1 = (i % 512);
-    const float t0 = b_arg3_1[(x1 + 512*x0)];
+    const float t0 = b_arg3_1[(x1 + 512*x0)];  // primals_4
     b_buf9[(x1 + 512*x0)] = t0;
   }
 }
@@ -161,7 +161,7 @@ extern "C" __global__ void k5_primals_6(const float *b_arg5_1, float *b_buf10) {
   for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x); i < 5120; i += ((int64_t)gridDim.x * blockDim.x)) {
     const int64_t x0 = (i / 512);
     const int64_t x1 = (i % 512);
-    const float t0 = b_arg5_1[(x1 + 512*x0)];
+    const float t0 = b_arg5_1[(x1 + 512*x0)];  // primals_6
     b_buf10[(x1 + 512*x0)] = t0;
   }
 }

@@ -26,9 +26,9 @@ __kernel void k0_cos_sin(__global const float *b_arg0_1, __global float *b_buf0,
     const long x0 = (i / 128);
     const long x1 = (i % 128);
     const float t0 = b_arg0_1[(x1 + 128*x0)];
-    const float t1 = sin(t0);
+    const float t1 = sin(t0);  // sin
     b_buf0[(x1 + 128*x0)] = t1;
-    const float t2 = cos(t1);
+    const float t2 = cos(t1);  // cos
     b_buf1[(x1 + 128*x0)] = t2;
   }
 }

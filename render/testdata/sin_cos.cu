@@ -35,9 +35,9 @@ extern "C" __global__ void k0_cos_sin(const float *b_arg0_1, float *b_buf0, floa
     const int64_t x0 = (i / 128);
     const int64_t x1 = (i % 128);
     const float t0 = b_arg0_1[(x1 + 128*x0)];
-    const float t1 = sinf(t0);
+    const float t1 = sinf(t0);  // sin
     b_buf0[(x1 + 128*x0)] = t1;
-    const float t2 = cosf(t1);
+    const float t2 = cosf(t1);  // cos
     b_buf1[(x1 + 128*x0)] = t2;
   }
 }

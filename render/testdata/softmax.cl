@@ -46,8 +46,8 @@ __kernel void k0_truediv_sum_e(__global const float *b_arg0_1, __global float *b
     for (long ri = lid; ri < 1024; ri += ((long)get_local_size(0))) {
       const long r0 = ri;
       const float t4 = b_arg0_1[(r0 + 1024*x0)];
-      const float t5 = (t4 - t2);
-      const float t6 = exp(t5);
+      const float t5 = (t4 - t2);  // sub
+      const float t6 = exp(t5);  // e
       t3 += (double)t6;
     }
     sh_t3[lid] = t3;
@@ -64,9 +64,9 @@ __kernel void k0_truediv_sum_e(__global const float *b_arg0_1, __global float *b
     for (long ri = lid; ri < 1024; ri += ((long)get_local_size(0))) {
       const long r0 = ri;
       const float t8 = b_arg0_1[(r0 + 1024*x0)];
-      const float t9 = (t8 - t2);
-      const float t10 = exp(t9);
-      const float t11 = (t10 / t7);
+      const float t9 = (t8 - t2);  // sub
+      const float t10 = exp(t9);  // e
+      const float t11 = (t10 / t7);  // truediv
       b_buf4[(r0 + 1024*x0)] = t11;
     }
   }

@@ -64,8 +64,8 @@ extern "C" __global__ void k0_truediv_sum_e(const float *b_arg0_1, float *b_buf4
     for (int64_t ri = lid; ri < 1024; ri += ((int64_t)blockDim.x)) {
       const int64_t r0 = ri;
       const float t4 = b_arg0_1[(r0 + 1024*x0)];
-      const float t5 = (t4 - t2);
-      const float t6 = expf(t5);
+      const float t5 = (t4 - t2);  // sub
+      const float t6 = expf(t5);  // e
       t3 += (double)t6;
     }
     sh_t3[lid] = t3;
@@ -91,9 +91,9 @@ extern "C" __global__ void k0_truediv_sum_e(const float *b_arg0_1, float *b_buf4
     for (int64_t ri = lid; ri < 1024; ri += ((int64_t)blockDim.x)) {
       const int64_t r0 = ri;
       const float t8 = b_arg0_1[(r0 + 1024*x0)];
-      const float t9 = (t8 - t2);
-      const float t10 = expf(t9);
-      const float t11 = (t10 / t7);
+      const float t9 = (t8 - t2);  // sub
+      const float t10 = expf(t9);  // e
+      const float t11 = (t10 / t7);  // truediv
       b_buf4[(r0 + 1024*x0)] = t11;
     }
   }
