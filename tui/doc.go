@@ -30,7 +30,11 @@ type stageDoc struct {
 	refs [][]nodeID
 	// hl are the nodes whose selection highlights the line: refs plus, for
 	// comment lines and lines inside a block, the nodes they mention.
-	hl      [][]nodeID
+	hl [][]nodeID
+	// direct are the nodes a text stage's line names itself (not through
+	// its block's header): the C line `t3 = ...;  // relu` computing a
+	// node, as opposed to the rest of its kernel's body.
+	direct  [][]nodeID
 	defLine map[string]int // graph stages: node name -> the line defining it
 	lexer   string         // chroma lexer name, "" for plain text
 	err     string         // why the stage has no artifact

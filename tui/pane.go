@@ -51,6 +51,20 @@ func lineRelated(d *stageDoc, i int, rel map[nodeID]bool) bool {
 	return false
 }
 
+// lineDirect reports whether a text stage's line names a selected node
+// itself (rather than lighting up as part of its kernel's block).
+func lineDirect(d *stageDoc, i int, rel map[nodeID]bool) bool {
+	if len(rel) == 0 || d.graph != nil || i >= len(d.direct) {
+		return false
+	}
+	for _, id := range d.direct[i] {
+		if rel[id] {
+			return true
+		}
+	}
+	return false
+}
+
 // firstRelated is the first line of d the selection lights up, or -1.
 func firstRelated(d *stageDoc, rel map[nodeID]bool) int {
 	best := -1
@@ -110,7 +124,8 @@ func (p *pane) scroll(d *stageDoc, delta, height int) {
 }
 
 // view draws the pane: a header line then height-1 lines of text. Gutter
-// marks: ▶ the cursor (focused pane), ● a line of the selection.
+// marks: ▶ the cursor (focused pane), ● a line of the selection, ◆ a
+// text line that names a selected node itself (e.g. the C line computing it).
 func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused bool, width, height int) string {
 	if width < 4 || height < 1 {
 		return ""

@@ -120,6 +120,7 @@ func (p *progNames) resolve(tok string) []nodeID {
 func indexTextLines(d *stageDoc, u *stages.Unit, graphs []*ir.Graph) {
 	d.refs = make([][]nodeID, len(d.lines))
 	d.hl = make([][]nodeID, len(d.lines))
+	d.direct = make([][]nodeID, len(d.lines))
 	if u == nil || len(u.Programs) == 0 || d.err != "" {
 		return
 	}
@@ -167,6 +168,7 @@ func indexTextLines(d *stageDoc, u *stages.Unit, graphs []*ir.Graph) {
 			d.refs[i] = stack[len(stack)-1].refs
 		}
 		d.hl[i] = all
+		d.direct[i] = all
 		for _, h := range stack {
 			d.hl[i] = append(d.hl[i], h.refs...)
 		}
