@@ -415,6 +415,7 @@ type memLayout struct {
 	dtypes   []tensor.DType
 	shapes   [][]int
 	syms     map[string]int64
+	pending  []boundDim // input dims that are expressions (bind, check)
 }
 
 const align = 64
@@ -444,6 +445,9 @@ func planLayout(m *Manifest, inputs map[string]*tensor.Tensor) (*memLayout, erro
 				return nil, fmt.Errorf("buffer %q (slot %d): %w", b.Name, i, err)
 			}
 		}
+	}
+	if err := l.check(); err != nil {
+		return nil, err
 	}
 	for i := range m.Buffers {
 		b := &m.Buffers[i]
@@ -513,7 +517,10 @@ func planLayout(m *Manifest, inputs map[string]*tensor.Tensor) (*memLayout, erro
 	return l, nil
 }
 
-// bind learns symbol values from an input's actual shape.
+// bind learns symbol values from an input's actual shape: a dim whose
+// size is a bare symbol (ks0) gives the symbol its value; an int must
+// match; a dim that is an expression (8*ks0) is checked later by check,
+// once every input has been bound (the symbol may come from a later one).
 func (l *memLayout) bind(b *BufferSpec, shape []int) error {
 	if len(shape) != len(b.Sizes) {
 		return fmt.Errorf("given shape %v, the program takes %d dims %v", shape, len(b.Sizes), b.Sizes)
@@ -525,6 +532,10 @@ func (l *memLayout) bind(b *BufferSpec, shape []int) error {
 			}
 			continue
 		}
+		if !isSymbol(s) {
+			l.pending = append(l.pending, boundDim{buf: b.Name, dim: d, size: s, got: int64(shape[d]), shape: shape})
+			continue
+		}
 		if v, ok := l.syms[s]; ok && v != int64(shape[d]) {
 			return fmt.Errorf("dim %d: %s is %d here but %d in another input", d, s, shape[d], v)
 		}
@@ -533,19 +544,113 @@ func (l *memLayout) bind(b *BufferSpec, shape []int) error {
 	return nil
 }
 
+// boundDim is an input dim whose size is an expression of the symbols.
+type boundDim struct {
+	buf   string
+	dim   int
+	size  string
+	got   int64
+	shape []int
+}
+
+// check verifies every input dim that is an expression against the
+// symbols the bare dims bound. A symbol no bare dim gives is solved from
+// a dim that is affine in it alone (2*ks0 + 1 = 9 gives ks0 = 4).
+func (l *memLayout) check() error {
+	for progress := true; progress; {
+		progress = false
+		for _, p := range l.pending {
+			if sym, v, ok := l.solve(p.size, p.got); ok {
+				l.syms[sym] = v
+				progress = true
+			}
+		}
+	}
+	for _, p := range l.pending {
+		want, err := EvalSize(p.size, l.syms)
+		if err != nil {
+			return fmt.Errorf("input buffer %q dim %d: given shape %v, %s = %d gives no value to its symbols (no input dim is the symbol alone): %w", p.buf, p.dim, p.shape, p.size, p.got, err)
+		}
+		if want != p.got {
+			return fmt.Errorf("input buffer %q dim %d: given shape %v, the program takes %s = %d there (%s)", p.buf, p.dim, p.shape, p.size, want, l.symText())
+		}
+	}
+	return nil
+}
+
+// solve finds the value of the one unbound symbol in size when size is
+// affine in it: evaluated at 0, 1 and 2 it must step evenly.
+func (l *memLayout) solve(size string, got int64) (string, int64, bool) {
+	var free string
+	for _, w := range symbolsIn(size) {
+		if _, ok := l.syms[w]; !ok {
+			if free != "" && free != w {
+				return "", 0, false
+			}
+			free = w
+		}
+	}
+	if free == "" {
+		return "", 0, false
+	}
+	at := func(v int64) (int64, bool) {
+		l.syms[free] = v
+		r, err := EvalSize(size, l.syms)
+		delete(l.syms, free)
+		return r, err == nil
+	}
+	f0, ok0 := at(0)
+	f1, ok1 := at(1)
+	f2, ok2 := at(2)
+	a := f1 - f0
+	if !ok0 || !ok1 || !ok2 || a == 0 || f2-f1 != a || (got-f0)%a != 0 {
+		return "", 0, false
+	}
+	return free, (got - f0) / a, true
+}
+
+func (l *memLayout) symText() string {
+	names := make([]string, 0, len(l.syms))
+	for s := range l.syms {
+		names = append(names, s)
+	}
+	sort.Strings(names)
+	for i, s := range names {
+		names[i] = fmt.Sprintf("%s = %d", s, l.syms[s])
+	}
+	return strings.Join(names, ", ")
+}
+
+// isSymbol reports whether a manifest size is one symbol's name.
+func isSymbol(s string) bool {
+	w := symbolsIn(s)
+	return len(w) == 1 && w[0] == s
+}
+
+// symbolsIn lists the symbol names in a size expression.
+func symbolsIn(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		if w[0] < '0' || w[0] > '9' { // not an integer
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// resolve evaluates a buffer's sizes (ints or expressions of the bound
+// symbols) to a shape.
 func (l *memLayout) resolve(sizes []string) ([]int, error) {
 	shape := make([]int, len(sizes))
 	for d, s := range sizes {
-		n, err := strconv.ParseInt(s, 10, 64)
+		n, err := EvalSize(s, l.syms)
 		if err != nil {
-			v, ok := l.syms[s]
-			if !ok {
-				return nil, fmt.Errorf("size %q is neither an int nor a bound symbol", s)
-			}
-			n = v
+			return nil, fmt.Errorf("dim %d: %w", d, err)
 		}
 		if n < 0 || n > 1<<40 {
-			return nil, fmt.Errorf("size %d out of range", n)
+			return nil, fmt.Errorf("dim %d: size %s = %d out of range", d, s, n)
 		}
 		shape[d] = int(n)
 	}

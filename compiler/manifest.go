@@ -44,7 +44,7 @@ type BufferSpec struct {
 	Name  string   `json:"name"`  // loop IR buffer name (buf3, arg0_1, fc1_weight)
 	Kind  string   `json:"kind"`  // input, constant, intermediate, output, arena (ArenaKind)
 	DType string   `json:"dtype"` // float32 ...
-	Sizes []string `json:"sizes"` // ints or symbol names ("8", "ks0")
+	Sizes []string `json:"sizes"` // ints or size expressions in the symbols ("8", "ks0", "8*ks0")
 	// Target is the graph tensor a constant or input slot is filled from
 	// (its placeholder/get_attr target).
 	Target string `json:"target,omitempty"`

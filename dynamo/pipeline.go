@@ -73,7 +73,7 @@ func (c *Cache) compileDynamic(f Frame, dims []SymDim) ([]*stages.Unit, error) {
 		sg.write()
 		varying[lg.g] = sg.varying
 	}
-	if err := bareSymbols(u, dims); err != nil {
+	if err := knownSymbols(u, dims); err != nil {
 		return nil, err
 	}
 	if err := runFrom(u, loopStart); err != nil {
@@ -303,14 +303,14 @@ func argText(n *ir.Node) string {
 	return b.String()
 }
 
-// bareSymbols refuses sizes like 2*s0 in the compiled graphs: the loop
-// IR takes each Dim.Sym as one symbol's name (loopir/lower.go sizesOf),
-// and the compiled program learns symbol values from input sizes that
-// are a bare symbol (compiler/exec.go bind).
-func bareSymbols(u *stages.Unit, dims []SymDim) error {
-	bare := map[string]bool{}
+// knownSymbols checks the compiled graphs' symbolic sizes before they are
+// lowered: each must parse as a polynomial (the loop IR parses 8*s0 into
+// an expression, loopir.ParseSize) over the entry's own symbols, which
+// the compiled program learns from the inputs' sizes.
+func knownSymbols(u *stages.Unit, dims []SymDim) error {
+	known := map[string]bool{}
 	for _, sd := range dims {
-		bare[sd.Sym] = true
+		known[sd.Sym] = true
 	}
 	var gs []labeled
 	if u.Partition != nil {
@@ -325,13 +325,38 @@ func bareSymbols(u *stages.Unit, dims []SymDim) error {
 					continue
 				}
 				for d, dim := range m.Shape {
-					if dim.Sym != "" && !bare[dim.Sym] {
-						return fmt.Errorf("%s graph %q: node %q: dim %d is %s; the loop IR takes only a bare symbol as a size (loopir/lower.go sizesOf)",
-							lg.label, lg.g.Name, n.Name, d, dim.Sym)
+					if dim.Sym == "" {
+						continue
+					}
+					e, err := loopir.ParseSize(dim.Sym)
+					if err != nil {
+						return fmt.Errorf("%s graph %q: node %q: dim %d: %w", lg.label, lg.g.Name, n.Name, d, err)
+					}
+					for _, s := range symsOf(e) {
+						if !known[s] {
+							return fmt.Errorf("%s graph %q: node %q: dim %d is %s; %s is not a symbol of this entry", lg.label, lg.g.Name, n.Name, d, dim.Sym, s)
+						}
 					}
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// symsOf lists the symbols of a parsed size.
+func symsOf(e loopir.Expr) []string {
+	switch x := e.(type) {
+	case loopir.Sym:
+		return []string{x.Name}
+	case *loopir.Sum:
+		var out []string
+		for _, t := range x.Terms {
+			for _, f := range t.Factors {
+				out = append(out, symsOf(f)...)
+			}
+		}
+		return out
 	}
 	return nil
 }

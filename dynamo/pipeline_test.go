@@ -52,9 +52,9 @@ func TestDynamicEntrySymbolicDownToKernels(t *testing.T) {
 }
 
 // The transformer block's attention views x as [8*s0, 32]: the loop IR
-// takes only bare symbols as sizes, so the entry is compiled static, and
-// the cache says why (naming graph, node, size and the limiting file).
-func TestDynamicRefusedForScaledSymbol(t *testing.T) {
+// parses the size into an expression, so the entry is dynamic, its
+// programs compute 8*ks0 from ks0, and the manifest's sizes say so.
+func TestDynamicAffineSymbol(t *testing.T) {
 	c, _, err := New(load(t, "transformer_block.json"), "g0")
 	if err != nil {
 		t.Fatal(err)
@@ -65,12 +65,62 @@ func TestDynamicRefusedForScaledSymbol(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	acts := strings.Join(call.Actions, "\n")
-	if !strings.Contains(acts, `cannot compile x dim 0 (s0) dynamic: forward graph "g0.forward": node "attn_c_attn_view": dim 0 is 8*s0`) ||
-		!strings.Contains(acts, "loopir/lower.go") || !strings.Contains(acts, "compiling static") {
-		t.Errorf("actions:\n%s", acts)
+	e := c.Entries[2]
+	if e.Shapes != "x=f32[s0, 8, 32]" || len(e.Unit().Guards.Dynamic) != 1 {
+		t.Fatalf("entry %s: %s, dynamic %v; actions:\n%s", e.ID, e.Shapes, e.Unit().Guards.Dynamic, strings.Join(call.Actions, "\n"))
 	}
-	if e := c.Entries[2]; e.Shapes != "x=f32[4, 8, 32]" || len(e.Unit().Guards.Dynamic) != 0 {
-		t.Errorf("entry %s: %s, dynamic %v", e.ID, e.Shapes, e.Unit().Guards.Dynamic)
+	u := e.Unit()
+	if got := ir.Readable(u.Partition.Forward); !strings.Contains(got, `attn_c_attn_view: "f32[8*s0, 32]"`) {
+		t.Errorf("forward graph lacks the 8*s0 view:\n%s", got)
+	}
+	affine := 0
+	for _, lp := range u.Programs {
+		m := lp.Source.Manifest
+		if len(m.Symbols) != 1 || m.Symbols[0] != "ks0" {
+			t.Errorf("%s program: symbols %v", lp.Role, m.Symbols)
+		}
+		for _, b := range m.Buffers {
+			for _, s := range b.Sizes {
+				if s == "8*ks0" {
+					affine++
+				}
+			}
+		}
+	}
+	if affine == 0 {
+		t.Errorf("no manifest buffer is sized 8*ks0")
+	}
+}
+
+// Sizes the loop IR cannot take are refused before lowering, naming the
+// graph, node and dim: one that does not parse, and a symbol that is not
+// the entry's.
+func TestKnownSymbolsRefuses(t *testing.T) {
+	c, _, err := New(load(t, "mlp.json"), "g0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []string{"x=4x28x28", "x=2x28x28"} {
+		if _, err := c.Call(frame(t, c, set)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u := c.Entries[2].Unit()
+	dims := []SymDim{{Input: "x", Dim: 0, Sym: "s0"}}
+	if err := knownSymbols(u, dims); err != nil {
+		t.Fatalf("the entry's own sizes: %v", err)
+	}
+	n := u.Partition.Forward.Nodes[0]
+	old := n.Meta.Tensor
+	defer func() { n.Meta.Tensor = old }()
+	for sym, want := range map[string]string{"8*s0 +": `dim 0: size "8*s0 +"`, "2*s1": "s1 is not a symbol of this entry"} {
+		m := *old
+		m.Shape = append(ir.Shape{}, old.Shape...)
+		m.Shape[0].Sym = sym
+		n.Meta.Tensor = &m
+		err := knownSymbols(u, dims)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `node "`+n.Name+`"`) {
+			t.Errorf("size %s: %v", sym, err)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package loopir
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -608,4 +609,120 @@ func fill(out, src []int64) {
 			out[i] = src[0]
 		}
 	}
+}
+
+// ParseSize reads a symbolic size as the shape metadata writes it (s0,
+// 8*s0, s0*784, 2*s0 + 1, s0*s1 - 2): integers and symbol names joined by
+// +, - and *, with parentheses. The result is in canonical form, so the
+// ranges, strides and indices built from it stay polynomials in the
+// symbols (the guards stage only ever writes affine ones).
+func ParseSize(text string) (Expr, error) {
+	p := &sizeParser{s: strings.ReplaceAll(text, " ", "")}
+	e, err := p.sum()
+	if err == nil && p.i != len(p.s) {
+		err = fmt.Errorf("unexpected %q", p.s[p.i:])
+	}
+	if err != nil {
+		return nil, fmt.Errorf("size %q: %w", text, err)
+	}
+	return e, nil
+}
+
+type sizeParser struct {
+	s string
+	i int
+}
+
+func (p *sizeParser) sum() (Expr, error) {
+	e, err := p.product()
+	for err == nil && p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
+		neg := p.s[p.i] == '-'
+		p.i++
+		var t Expr
+		if t, err = p.product(); err == nil {
+			if neg {
+				e = Sub(e, t)
+			} else {
+				e = Add(e, t)
+			}
+		}
+	}
+	return e, err
+}
+
+func (p *sizeParser) product() (Expr, error) {
+	e, err := p.atom()
+	for err == nil && p.i < len(p.s) && p.s[p.i] == '*' {
+		p.i++
+		var f Expr
+		if f, err = p.atom(); err == nil {
+			e = Mul(e, f)
+		}
+	}
+	return e, err
+}
+
+func (p *sizeParser) atom() (Expr, error) {
+	if p.i >= len(p.s) {
+		return nil, fmt.Errorf("unexpected end")
+	}
+	isLetter := func(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	j := p.i
+	switch c := p.s[p.i]; {
+	case c == '(':
+		p.i++
+		e, err := p.sum()
+		if err != nil {
+			return nil, err
+		}
+		if p.i >= len(p.s) || p.s[p.i] != ')' {
+			return nil, fmt.Errorf("missing )")
+		}
+		p.i++
+		return e, nil
+	case c == '-':
+		p.i++
+		e, err := p.atom()
+		if err != nil {
+			return nil, err
+		}
+		return Mul(C(-1), e), nil
+	case isDigit(c):
+		for j < len(p.s) && isDigit(p.s[j]) {
+			j++
+		}
+		v, err := strconv.ParseInt(p.s[p.i:j], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", p.s[p.i:j], err)
+		}
+		p.i = j
+		return C(v), nil
+	case isLetter(c):
+		for j < len(p.s) && (isLetter(p.s[j]) || isDigit(p.s[j])) {
+			j++
+		}
+		name := p.s[p.i:j]
+		p.i = j
+		return S(name), nil
+	}
+	return nil, fmt.Errorf("unexpected %q", p.s[p.i:])
+}
+
+// SymHint solves size = e for the one symbol of an affine e (8*s0 = 40
+// gives s0 = 5). ok is false when e has another form (no symbol, two
+// symbols, a product of symbols) or the size is not reachable.
+func SymHint(e Expr, size int64) (sym string, v int64, ok bool) {
+	p := toPoly(e)
+	if len(p.terms) != 1 {
+		return "", 0, false
+	}
+	for _, t := range p.terms {
+		s, isSym := t.Factors[0].(Sym)
+		if len(t.Factors) != 1 || !isSym || (size-p.c)%t.K != 0 {
+			return "", 0, false
+		}
+		return s.Name, (size - p.c) / t.K, true
+	}
+	return "", 0, false
 }

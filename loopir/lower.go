@@ -54,6 +54,8 @@ type lowerer struct {
 	g       *ir.Graph
 	p       *Program
 	hints   map[string]int64 // symbol -> example size (orders symbolic sizes in view)
+	parsed  map[string]Expr  // a dim's symbolic text -> its expression
+	err     error            // the first size that did not parse (sizesOf)
 	scalars map[*ir.Node]ir.Arg
 	tuples  map[*ir.Node][]*View
 	nbuf    int
@@ -67,7 +69,7 @@ func Lower(g *ir.Graph) (*Program, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
-	l := &lowerer{g: g, hints: map[string]int64{}, scalars: map[*ir.Node]ir.Arg{}, tuples: map[*ir.Node][]*View{},
+	l := &lowerer{g: g, hints: map[string]int64{}, parsed: map[string]Expr{}, scalars: map[*ir.Node]ir.Arg{}, tuples: map[*ir.Node][]*View{},
 		p: &Program{Graph: g, Buffers: map[string]*Buffer{}, Values: map[string]*View{}}}
 	nin := 0
 	for _, n := range g.Nodes {
@@ -89,6 +91,9 @@ func Lower(g *ir.Graph) (*Program, error) {
 		default:
 			err = fmt.Errorf("op: %s nodes have no loop IR form (lower the decomposed graph)", n.Op)
 		}
+		if err == nil && l.err != nil {
+			err = l.err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("graph %q: node %q: %w", g.Name, n.Name, err)
 		}
@@ -105,15 +110,34 @@ func sanitize(s string) string {
 	}, s)
 }
 
-// sizesOf turns a meta shape into size expressions (symbols stay symbols).
+// sizesOf turns a meta shape into size expressions: a symbolic dim's text
+// (s0, 8*s0, 2*s0 + 1) is parsed into a polynomial in the symbols, so the
+// ranges, strides and indices built from it are too. A size that does not
+// parse is recorded in l.err (Lower reports it with the node) and stands
+// as its example value meanwhile.
 func (l *lowerer) sizesOf(sh ir.Shape) []Expr {
 	out := make([]Expr, len(sh))
 	for i, d := range sh {
-		if d.Sym != "" {
-			out[i] = S(d.Sym)
-			l.hints[d.Sym] = int64(d.Size)
-		} else {
-			out[i] = C(int64(d.Size))
+		out[i] = C(int64(d.Size))
+		if d.Sym == "" {
+			continue
+		}
+		e, ok := l.parsed[d.Sym]
+		if !ok {
+			var err error
+			if e, err = ParseSize(d.Sym); err != nil {
+				if l.err == nil {
+					l.err = fmt.Errorf("meta: dim %d: %w", i, err)
+				}
+				continue
+			}
+			l.parsed[d.Sym] = e
+		}
+		out[i] = e
+		// The symbol's example value orders sizes in view (viewStrides):
+		// s0 from a dim s0 = 5, and as well from a dim 8*s0 = 40.
+		if sym, v, ok := SymHint(e, int64(d.Size)); ok {
+			l.hints[sym] = v
 		}
 	}
 	return out
