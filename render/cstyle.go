@@ -481,7 +481,7 @@ func (g *kernelGen) comment() string {
 			if g.r.p.Graph == nil {
 				continue
 			}
-			gn := g.r.p.Graph.Node(o)
+			gn := g.r.irNode(o)
 			if gn == nil {
 				continue
 			}
@@ -511,7 +511,7 @@ func (g *kernelGen) stackLines() []string {
 			if g.r.p.Graph == nil {
 				break
 			}
-			if gn := g.r.p.Graph.Node(o); gn != nil {
+			if gn := g.r.irNode(o); gn != nil {
 				for _, f := range gn.Meta.Stack {
 					s := fmt.Sprintf("%s:%d: %s", f.File, f.Line, strings.TrimSpace(f.Code))
 					if !seen[s] {

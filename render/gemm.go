@@ -143,7 +143,7 @@ func (g *kernelGen) externArgs(n *loopir.Node) []ir.Arg {
 		g.fail("no graph for extern %s", n.Name)
 		return nil
 	}
-	irn := g.r.p.Graph.Node(n.IRNode)
+	irn := g.r.irNode(n.IRNode)
 	if irn == nil {
 		g.fail("extern %s: no graph node %q", n.Name, n.IRNode)
 		return nil

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"gcdbg/compiler"
+	"gcdbg/ir"
 	"gcdbg/loopir"
 	"gcdbg/sched"
 	"gcdbg/tensor"
@@ -71,6 +72,7 @@ type renderer struct {
 	folded  map[*loopir.Node]*gemmStore // mm nodes writing a transposed output (gemm_fold.go)
 	elided  map[string]bool             // buffers no kernel needs any more (a folded mm's own result)
 	aliasOf map[string]string           // output buffer -> the input whose slot it is (alias.go)
+	irNodes map[string]*ir.Node         // the graph's nodes by name (irnodes.go)
 }
 
 // Render renders kernels (a schedule of p) with plan's memory layout.
@@ -89,6 +91,7 @@ func Render(p *loopir.Program, kernels []*loopir.Kernel, plan *sched.MemoryPlan,
 		gemms: map[tensor.DType]bool{}, gens: map[int]*kernelGen{},
 		folded: map[*loopir.Node]*gemmStore{}, elided: map[string]bool{}, aliasOf: map[string]string{}}
 	r.kernels = kernels
+	r.indexGraph()
 	for ki, k := range kernels {
 		if k == nil {
 			return nil, fmt.Errorf("render: graph %q: kernels[%d] is nil", opts.Graph, ki)
@@ -246,7 +249,7 @@ func (r *renderer) layout() error {
 			spec.Kind = string(loopir.Output)
 		}
 		if (b.Kind == loopir.Input || b.Kind == loopir.Constant) && r.p.Graph != nil {
-			if n := r.p.Graph.Node(b.Node); n != nil {
+			if n := r.irNode(b.Node); n != nil {
 				spec.Target = n.Target
 			}
 		}

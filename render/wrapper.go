@@ -96,7 +96,7 @@ func (r *renderer) fallback(k *loopir.Kernel) (compiler.Step, error) {
 	if r.p.Graph == nil {
 		return step, fmt.Errorf("no graph")
 	}
-	irn := r.p.Graph.Node(n.IRNode)
+	irn := r.irNode(n.IRNode)
 	if irn == nil {
 		return step, fmt.Errorf("no graph node %q", n.IRNode)
 	}

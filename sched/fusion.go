@@ -90,8 +90,9 @@ type state struct {
 	byPos           []*group
 	topoOK          bool
 	stamp, visitGen int
-	sizeOf          map[string]int64 // bufBytes' memo
-	stack           []*group         // reaches' scratch stack
+	sizeOf          map[string]int64  // bufBytes' memo
+	stack           []*group          // reaches' scratch stack
+	lin             map[depKey]linear // the index check's linear forms (affine.go)
 }
 
 // Fuse fuses p's nodes into kernels: greedy rounds in which every

@@ -35,7 +35,7 @@ func (f *stFile) tensor(k string) (*tensor.Tensor, error) {
 	if !ok {
 		return nil, fmt.Errorf("no tensor %q in the file", k)
 	}
-	return tensor.FromBytes(e.dtype, e.shape, f.buf[e.begin:e.end])
+	return decodeBytes(e.dtype, e.shape, f.buf[e.begin:e.end])
 }
 
 // parseST checks a safetensors file completely (header length, header

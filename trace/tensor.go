@@ -152,7 +152,7 @@ func (d *decoder) tensor(v any, field string) (*ir.TensorData, *Error) {
 		if int64(len(b)) != want {
 			return nil, d.errf(field+".data", "%d bytes of data for %s%v, want %d (%d elements × %d bytes)", len(b), dt, shape, want, numel, dt.Size())
 		}
-		t, err := tensor.FromBytes(dt, shape, b)
+		t, err := decodeBytes(dt, shape, b)
 		if err != nil {
 			return nil, d.errf(field+".data", "%v", err)
 		}
