@@ -13,7 +13,7 @@ type keyMap struct {
 	Down, Up, PageDown, PageUp, Top, Bottom, Left, Right key.Binding
 	Focus, PrevStage, NextStage, PrevGraph, NextGraph    key.Binding
 	Jump, Search, Next, Prev, Goto                       key.Binding
-	Explain, Tour, TourNext, TourPrev, Run, View         key.Binding
+	Explain, Tour, TourNext, TourPrev, Run, Device, View key.Binding
 	Help, Close, Quit                                    key.Binding
 }
 
@@ -44,7 +44,8 @@ var keys = keyMap{
 	Tour:      b([]string{"t"}, "t", "guided tour of the pipeline"),
 	TourNext:  b([]string{"space"}, "space", "tour: next step"),
 	TourPrev:  b([]string{"backspace"}, "backspace", "tour: previous step"),
-	Run:       b([]string{"r"}, "r", "run: compare outputs and grads with PyTorch (again: rerun)"),
+	Run:       b([]string{"r"}, "r", "run: compile, run, compare outputs and grads with PyTorch (again: rerun)"),
+	Device:    b([]string{"d"}, "d", "run panel: switch device (cpu, opencl, cuda, eager) and rerun"),
 	View:      b([]string{"v"}, "v", "toggle graph drawing / text (graph stages)"),
 	Help:      b([]string{"?"}, "?", "this help"),
 	Close:     b([]string{"esc"}, "esc", "close the help, source, run, explanation or tour"),
@@ -57,7 +58,7 @@ func (k keyMap) groups() [][]key.Binding {
 		{k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom, k.Left, k.Right},
 		{k.Focus, k.PrevStage, k.NextStage, k.PrevGraph, k.NextGraph, k.View},
 		{k.Jump, k.Search, k.Next, k.Prev, k.Goto},
-		{k.Explain, k.Tour, k.TourNext, k.TourPrev, k.Run, k.Help, k.Close, k.Quit},
+		{k.Explain, k.Tour, k.TourNext, k.TourPrev, k.Run, k.Device, k.Help, k.Close, k.Quit},
 	}
 }
 

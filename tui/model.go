@@ -26,6 +26,9 @@ import (
 // Options tune the explorer.
 type Options struct {
 	Runs int // timed repetitions of the run panel (runner.Options.Runs)
+	// Device is the run panel's first device (cpu, opencl, cuda, eager);
+	// "" picks runner.DefaultDevice(): cpu when a C compiler is present.
+	Device string
 	// Watch: the stages come from WatchMsgs (tui/watch.go), not from Init.
 	Watch bool
 }
@@ -251,6 +254,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, keys.TourPrev) && m.tour != nil:
 		return m.tourStep(-1)
 	case key.Matches(msg, keys.Run):
+		return m.run.start(m.tr, m.opt)
+	case key.Matches(msg, keys.Device):
+		m.run.nextDevice(m.opt)
+		m.run.running = false // a run on the old device still reports, but is no longer shown
 		return m.run.start(m.tr, m.opt)
 	case key.Matches(msg, keys.View):
 		m.toggleGraph()
@@ -516,7 +523,7 @@ func (m *Model) cursorNodes() string {
 // global keys work the same in graph mode; the others go to the drawing.
 func global(msg tea.KeyPressMsg) bool {
 	return key.Matches(msg, keys.Focus, keys.PrevStage, keys.NextStage, keys.PrevGraph, keys.NextGraph,
-		keys.View, keys.Help, keys.Close, keys.Quit, keys.Run, keys.Tour, keys.Explain, keys.Jump, keys.TourNext, keys.TourPrev)
+		keys.View, keys.Help, keys.Close, keys.Quit, keys.Run, keys.Device, keys.Tour, keys.Explain, keys.Jump, keys.TourNext, keys.TourPrev)
 }
 
 // toggleGraph switches the focused pane between text and a drawing of its

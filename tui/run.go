@@ -14,9 +14,10 @@ import (
 )
 
 // The run panel is the explorer's only use of runner: `r` runs runner.Run
-// in a command and shows its Result (the same as `gcdbg run --json`). When
-// the runner compares compiled kernels too, the panel shows them without
-// change here beyond the fields it prints.
+// in a command and shows its Result (the same as `gcdbg run --json`): on
+// the default device the compiled kernels' outputs and grads against
+// PyTorch and against gcdbg's eager reference, and per-kernel timings.
+// `d` switches the device (cpu, opencl, cuda, eager) and reruns.
 
 type runDoneMsg struct {
 	res  *runner.Result
@@ -27,7 +28,13 @@ type runDoneMsg struct {
 
 type spinMsg struct{ seq int }
 
+// devices are the run panel's devices, in the order `d` cycles them. A
+// device that is not present (no OpenCL platform, no CUDA driver) is
+// reported plainly by the run itself.
+var devices = []string{"cpu", "opencl", "cuda", "eager"}
+
 type runPanel struct {
+	device           string // "" until the first run: then opt.Device or runner.DefaultDevice()
 	visible, running bool
 	seq              int // which run a message belongs to
 	frame            int
@@ -49,16 +56,39 @@ func (r *runPanel) start(tr *trace.Trace, opt Options) tea.Cmd {
 	if r.running {
 		return nil
 	}
+	if r.device == "" {
+		r.device = opt.Device
+		if r.device == "" {
+			r.device, _ = runner.DefaultDevice()
+		}
+	}
 	r.running, r.err = true, nil
 	r.seq++
 	seq := r.seq
-	runs := opt.Runs
+	runs, device := opt.Runs, r.device
 	work := func() tea.Msg {
 		t0 := time.Now()
-		res, err := runner.Run(tr, runner.Options{Runs: runs})
+		res, err := runner.Run(tr, runner.Options{Runs: runs, Device: device})
 		return runDoneMsg{res: res, err: err, took: time.Since(t0), seq: seq}
 	}
 	return tea.Batch(work, spin(seq))
+}
+
+// nextDevice moves to the next device of the cycle.
+func (r *runPanel) nextDevice(opt Options) {
+	if r.device == "" {
+		r.device = opt.Device
+		if r.device == "" {
+			r.device, _ = runner.DefaultDevice()
+		}
+	}
+	for i, d := range devices {
+		if d == r.device {
+			r.device = devices[(i+1)%len(devices)]
+			return
+		}
+	}
+	r.device = devices[0]
 }
 
 func (r *runPanel) update(msg tea.Msg) tea.Cmd {
@@ -79,7 +109,11 @@ func (r *runPanel) update(msg tea.Msg) tea.Cmd {
 
 func (r *runPanel) view() string {
 	if r.running {
-		return spinner[r.frame%len(spinner)] + " running the pipeline and the eager interpreter, comparing with PyTorch…"
+		what := "compiling and running the kernels on " + r.device
+		if r.device == "eager" {
+			what = "running the pipeline's graphs under the eager interpreter"
+		}
+		return spinner[r.frame%len(spinner)] + " " + what + ", comparing with PyTorch… (d: switch device)"
 	}
 	var sb strings.Builder
 	if r.err != nil {
@@ -118,6 +152,7 @@ func (r *runPanel) view() string {
 			fmt.Fprintf(&sb, " · PyTorch eager %.3f ms", t.ProducerEagerMS)
 		}
 		sb.WriteString("\n")
+		writeKernels(&sb, g.Kernels)
 		if len(g.Fallback) > 0 {
 			fb := append([]string(nil), g.Fallback...)
 			sort.Strings(fb)
@@ -125,6 +160,43 @@ func (r *runPanel) view() string {
 		}
 	}
 	return strings.TrimRight(sb.String(), "\n")
+}
+
+// writeKernels lists the compiled kernels, slowest first (at most 8), with
+// their median time, bandwidth and arithmetic rate.
+func writeKernels(sb *strings.Builder, ks []any) {
+	type row struct {
+		name, role      string
+		ms, gbps, gflop float64
+	}
+	var rows []row
+	for _, k := range ks {
+		switch k := k.(type) {
+		case runner.KernelResult:
+			rows = append(rows, row{k.Name, k.Role, k.MS, k.GBps, k.GFlops})
+		case *runner.KernelResult:
+			rows = append(rows, row{k.Name, k.Role, k.MS, k.GBps, k.GFlops})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ms > rows[j].ms })
+	fmt.Fprintf(sb, "  %d kernels, slowest first:            ms     GB/s  GFLOP/s\n", len(rows))
+	for i, r := range rows {
+		if i == 8 {
+			fmt.Fprintf(sb, "    … %d more\n", len(rows)-8)
+			break
+		}
+		fmt.Fprintf(sb, "    %-24s %-9s %8.4f %8.2f %8.2f\n", cut(r.name, 24), r.role, r.ms, r.gbps, r.gflop)
+	}
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
 }
 
 // cmp renders one comparison: ✓/✗ and the largest absolute error.

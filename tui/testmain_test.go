@@ -1,0 +1,17 @@
+package tui
+
+import (
+	"os"
+	"testing"
+
+	"gcdbg/compiler"
+)
+
+// The run panel compiles by default: its kernels run in a worker, which
+// re-executes this test binary; ServeIfWorker makes it act as one.
+func TestMain(m *testing.M) {
+	compiler.ServeIfWorker()
+	code := m.Run()
+	compiler.Shutdown()
+	os.Exit(code)
+}
