@@ -104,18 +104,18 @@ var Table = []Stage{
 		partition, printForward, func(u *Unit) *ir.Graph { return partGraph(u, true) }},
 	{"backward", "The min-cut partition's backward graph: from the saved tensors and the tangents to the gradients.",
 		nil, printBackward, func(u *Unit) *ir.Graph { return partGraph(u, false) }},
-	{"loopir", "Inductor's loop IR: every core op of the decomposed graph becomes a pointwise or reduction loop body over buffers (views fold into index expressions), an extern call (mm, conv) or an eager fallback.",
+	{"loopir", "Inductor's loop IR: every core op of each compiled graph (forward and backward, or the inference graph) becomes a pointwise or reduction loop body over buffers (views fold into index expressions), an extern call (mm, conv) or an eager fallback.",
 		lowerLoops, printLoopIR, nil},
 	{"fusion", "The scheduler fuses loop nodes into kernels, best score first (category, bytes of memory traffic saved, proximity), and says why it refuses each pair it does not fuse.",
 		scheduleFusion, printFusion, nil},
 	{"memory", "Memory planning: each buffer's lifetime over the kernels, dead buffers reused and pointwise outputs written in place; peak bytes before and after.",
 		planMemory, printMemory, nil},
-	{"pytorch", "PyTorch's own artifacts for this graph, when the trace is a TORCH_TRACE import: Dynamo's guards, AOTAutograd's joint/forward/backward/inference graphs, Inductor's post-grad graph and output code, compilation metrics and recompile reasons.",
-		nil, printPyTorch, nil},
 	{"kernels", "Code generation: each fused kernel becomes one C function (OpenMP-parallel outer loop, SIMD inner loop, fused producers kept in registers, GEMMs through OpenBLAS), named after its origins and commented with the user's source lines.",
 		renderKernels, printKernels, nil},
 	{"wrapper", "The generated driver: one entry point per segment of compiled kernels between eager fallbacks, timing each kernel; buffers in one arena at the memory plan's offsets.",
 		nil, printWrapper, nil},
+	{"pytorch", "PyTorch's own artifacts for this graph, when the trace is a TORCH_TRACE import: Dynamo's guards, AOTAutograd's joint/forward/backward/inference graphs, Inductor's post-grad graph and output code, compilation metrics and recompile reasons.",
+		nil, printPyTorch, nil},
 }
 
 func jointGraph(u *Unit) *ir.Graph {
