@@ -132,6 +132,19 @@ func (a Args) Int(i int) (int, error) {
 	return 0, a.errf(i, "expected an int, got %s", typeName(a.V[i]))
 }
 
+// IntsAt reads several int arguments at once (transpose's dim0, dim1).
+func (a Args) IntsAt(idx ...int) ([]int, error) {
+	out := make([]int, len(idx))
+	for k, i := range idx {
+		n, err := a.Int(i)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = n
+	}
+	return out, nil
+}
+
 // OptInt returns nil for None.
 func (a Args) OptInt(i int) (*int, error) {
 	if a.V[i] == nil {

@@ -56,15 +56,11 @@ func init() {
 		return tensor.Expand(x, s)
 	})
 	view("transpose(self, dim0, dim1)", func(x *tensor.Tensor, a Args) (*tensor.Tensor, error) {
-		d0, err := a.Int(1)
+		n, err := a.IntsAt(1, 2)
 		if err != nil {
 			return nil, err
 		}
-		d1, err := a.Int(2)
-		if err != nil {
-			return nil, err
-		}
-		return tensor.Transpose(x, d0, d1)
+		return tensor.Transpose(x, n[0], n[1])
 	})
 	view("t(self)", func(x *tensor.Tensor, a Args) (*tensor.Tensor, error) { return tensor.T(x) })
 	// numpy_T is x.T: all dimensions reversed.
@@ -90,41 +86,25 @@ func init() {
 		return tensor.Squeeze(x, dims)
 	})
 	view("flatten(self, start_dim=0, end_dim=-1)", func(x *tensor.Tensor, a Args) (*tensor.Tensor, error) {
-		s, err := a.Int(1)
+		n, err := a.IntsAt(1, 2)
 		if err != nil {
 			return nil, err
 		}
-		e, err := a.Int(2)
-		if err != nil {
-			return nil, err
-		}
-		return tensor.Flatten(x, s, e)
+		return tensor.Flatten(x, n[0], n[1])
 	})
 	view("select(self, dim, index)", func(x *tensor.Tensor, a Args) (*tensor.Tensor, error) {
-		d, err := a.Int(1)
+		n, err := a.IntsAt(1, 2)
 		if err != nil {
 			return nil, err
 		}
-		i, err := a.Int(2)
-		if err != nil {
-			return nil, err
-		}
-		return tensor.Select(x, d, i)
+		return tensor.Select(x, n[0], n[1])
 	})
 	view("narrow(self, dim, start, length)", func(x *tensor.Tensor, a Args) (*tensor.Tensor, error) {
-		d, err := a.Int(1)
+		n, err := a.IntsAt(1, 2, 3)
 		if err != nil {
 			return nil, err
 		}
-		s, err := a.Int(2)
-		if err != nil {
-			return nil, err
-		}
-		l, err := a.Int(3)
-		if err != nil {
-			return nil, err
-		}
-		return tensor.Narrow(x, d, s, l)
+		return tensor.Narrow(x, n[0], n[1], n[2])
 	})
 	view("slice(self, dim=0, start=None, end=None, step=1)", func(x *tensor.Tensor, a Args) (*tensor.Tensor, error) {
 		d, err := a.Int(1)
