@@ -21,8 +21,8 @@ type NodeKind string
 const (
 	Pointwise NodeKind = "pointwise"
 	Reduction NodeKind = "reduction"
-	Extern    NodeKind = "extern"   // a library call: mm, bmm, conv2d (bias/activation epilogues fuse after it)
-	Fallback  NodeKind = "fallback" // run by the eager interpreter (sort, topk, ...): a mixed program
+	Extern    NodeKind = "extern"   // a whole-op call: mm, bmm, conv2d (bias/activation epilogues fuse after it), sort, topk
+	Fallback  NodeKind = "fallback" // run by the eager interpreter (pools, cat, index, ...): a mixed program
 )
 
 // BufferKind says where a buffer's storage comes from.

@@ -197,7 +197,10 @@ var viewOps = map[string]bool{"view": true, "permute": true, "expand": true, "sl
 
 var reductionOps = map[string]bool{"sum": true, "prod": true, "amax": true, "amin": true, "argmax": true, "argmin": true}
 
-var externOps = map[string]bool{"mm": true, "bmm": true, "conv2d": true}
+// externOps are generated library calls. sort and topk are among them
+// (generated C, render/sort.go): a tuple-valued extern writes one buffer
+// per result and getitem picks them, as for a fallback.
+var externOps = map[string]bool{"mm": true, "bmm": true, "conv2d": true, "sort": true, "topk": true}
 
 func (l *lowerer) call(n *ir.Node) error {
 	d := ir.Lookup(n.Target)
@@ -224,7 +227,7 @@ func (l *lowerer) call(n *ir.Node) error {
 		return fmt.Errorf("meta: %s has no tensor result; the loop IR needs tensor values", n.Target)
 	}
 	switch {
-	case m == nil:
+	case m == nil && !externOps[op]:
 		return l.fallback(n, op, d.Kind)
 	case viewOps[op] && l.view(n, op, bound) == nil:
 		return nil

@@ -210,6 +210,8 @@ func (g *kernelGen) extern(n *loopir.Node) {
 		g.line("}")
 	case "conv2d":
 		g.conv2d(n, args, out, ob)
+	case "sort", "topk":
+		g.sortExtern(n, args, out, ob)
 	default:
 		g.fail("extern %s: no generated code for %s", n.Name, n.Op)
 	}

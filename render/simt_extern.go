@@ -30,6 +30,8 @@ func (g *simtGen) extern(n *loopir.Node) {
 		g.gemm(n, args, out, ob)
 	case "conv2d":
 		g.convSIMT(n, args, out, ob)
+	case "sort", "topk":
+		g.sortSIMT(n, args, out, ob)
 	default:
 		g.fail("extern %s: no generated GPU code for %s", n.Name, n.Op)
 	}

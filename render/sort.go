@@ -1,0 +1,217 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"gcdbg/ir"
+	"gcdbg/loopir"
+	"gcdbg/tensor"
+)
+
+// sort and topk as generated C rather than an eager fallback, so a program
+// that sorts runs in one compiled piece. Each slice along the sort
+// dimension (a "row"; the rows are independent, so they run in parallel
+// when there are many points) is copied into per-thread scratch as
+// (value, index) pairs, sorted stably — insertion sort for short rows, a
+// bottom-up merge sort otherwise — and its first k pairs are stored.
+// The order is PyTorch's: ties keep index order and NaN sorts above every
+// number (last ascending, first descending). topk is a sort that keeps k
+// (PyTorch returns topk sorted, as does the reference).
+
+// sortInsertionMax is the longest row sorted by insertion (fewer moves
+// than merging at this size, and no ping-pong between scratch halves).
+const sortInsertionMax = 32
+
+// sortPlan is what both renderings need: the row length R, the kept k,
+// the strides along the sort dimension (input sx, values so, indices si)
+// and C lines that unravel row number rem into the row's offsets xo, vo, io.
+type sortPlan struct {
+	dim                  int
+	desc, isFloat        bool
+	R, K, NO, sx, so, si string
+	unravel              []string
+	ist                  *storage
+}
+
+func (g *kernelGen) sortPlan(n *loopir.Node, args []ir.Arg, x *loopir.View, ob *loopir.Buffer) (sortPlan, bool) {
+	var sp sortPlan
+	dimArg, dirArg := args[1], args[2]
+	if n.Op == "topk" {
+		dimArg, dirArg = args[2], args[3]
+	}
+	dim, ok1 := dimArg.(int64)
+	desc, ok2 := dirArg.(bool)
+	if !ok1 || !ok2 {
+		g.fail("%s %s: dim and direction must be constants (got %v, %v)", n.Op, n.Name, dimArg, dirArg)
+		return sp, false
+	}
+	if len(n.Writes) != 2 {
+		g.fail("%s %s: expected 2 outputs (values, indices), got %d", n.Op, n.Name, len(n.Writes))
+		return sp, false
+	}
+	ib := g.r.p.Buffers[n.Writes[1].Buffer]
+	sp.ist = g.r.store[n.Writes[1].Buffer]
+	if ib == nil || sp.ist == nil || ib.DType != tensor.Int64 {
+		g.fail("%s %s: the indices output %s is not an int64 buffer in memory", n.Op, n.Name, n.Writes[1].Buffer)
+		return sp, false
+	}
+	g.use(n.Writes[1].Buffer)
+	rank := len(x.Sizes)
+	if len(ob.Sizes) != rank || len(ib.Sizes) != rank {
+		g.fail("%s %s: outputs have rank %d/%d, input %d", n.Op, n.Name, len(ob.Sizes), len(ib.Sizes), rank)
+		return sp, false
+	}
+	d, err := tensor.NormDim(int(dim), rank)
+	if err != nil {
+		g.fail("%s %s: dim %d: %v", n.Op, n.Name, dim, err)
+		return sp, false
+	}
+	sp.dim, sp.desc = d, desc
+	sp.isFloat = ob.DType == tensor.Float32 || ob.DType == tensor.Float64 || ob.DType == tensor.Float16 || ob.DType == tensor.BFloat16
+	// A 0-d tensor is one row of length 1.
+	sp.R, sp.K, sp.sx, sp.so, sp.si = "1", "1", "0", "0", "0"
+	if rank > 0 {
+		sp.R, sp.K = g.e(x.Sizes[d]), g.e(ob.Sizes[d])
+		sp.sx, sp.so, sp.si = g.e(x.Strides[d]), g.e(ob.Strides[d]), g.e(ib.Strides[d])
+	}
+	no := []string{"1"}
+	// Unravel the row number over the other dimensions (last fastest).
+	for i := rank - 1; i >= 0; i-- {
+		if i == d {
+			continue
+		}
+		no = append(no, "("+g.e(x.Sizes[i])+")")
+		sp.unravel = append(sp.unravel, fmt.Sprintf("{ const %s c = rem %% (%s); rem /= (%s); xo += c * (%s); vo += c * (%s); io += c * (%s); }",
+			g.idxType(), g.e(x.Sizes[i]), g.e(x.Sizes[i]), g.e(x.Strides[i]), g.e(ob.Strides[i]), g.e(ib.Strides[i])))
+	}
+	sp.NO = strings.Join(no, " * ")
+	return sp, true
+}
+
+// sortExtern writes the sort/topk of n into its two outputs (values into
+// out, int64 indices into the node's second write).
+func (g *kernelGen) sortExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
+	x := g.operand(args[0], n.Op+" self")
+	if x == nil {
+		return
+	}
+	sp, ok := g.sortPlan(n, args, x, ob)
+	if !ok {
+		return
+	}
+	t := g.ctype(ob.DType)
+	before := func(a, b string) string { return sortBefore(a, b, sp.desc, sp.isFloat) }
+	g.line("/* %s %s along dim %d (%s), stable; NaN above every number */", n.Op, n.Name, sp.dim, map[bool]string{true: "descending", false: "ascending"}[sp.desc])
+	g.line("{")
+	g.ind++
+	g.line("const int64_t R = %s, K = %s, NO = %s;", sp.R, sp.K, sp.NO)
+	g.line("const %s *X = %s;", t, g.ptr(x))
+	g.line("#pragma omp parallel if(NO > 1 && NO * R > 16384)")
+	g.line("{")
+	g.ind++
+	// Scratch: two halves of R pairs (merge sort ping-pongs between them).
+	g.line("%s *v = (%s *)malloc(2 * (R > 0 ? R : 1) * sizeof(%s));", t, t, t)
+	g.line("int64_t *ix = (int64_t *)malloc(2 * (R > 0 ? R : 1) * sizeof(int64_t));")
+	g.line("if (v && ix) {")
+	g.ind++
+	g.line("#pragma omp for")
+	g.line("for (int64_t o = 0; o < NO; o++) {")
+	g.ind++
+	// Unravel the row number over the other dimensions (last fastest).
+	g.line("int64_t rem = o, xo = 0, vo = 0, io = 0;")
+	for _, l := range sp.unravel {
+		g.line("%s", l)
+	}
+	g.line("for (int64_t j = 0; j < R; j++) { v[j] = X[xo + j * (%s)]; ix[j] = j; }", sp.sx)
+	g.line("%s *sv = v; int64_t *si = ix;", t)
+	g.line("if (R <= %d) {", sortInsertionMax)
+	g.line("  for (int64_t j = 1; j < R; j++) {")
+	g.line("    const %s tv = v[j]; const int64_t ti = ix[j]; int64_t p = j - 1;", t)
+	g.line("    while (p >= 0 && %s) { v[p + 1] = v[p]; ix[p + 1] = ix[p]; p--; }", before("tv", "v[p]"))
+	g.line("    v[p + 1] = tv; ix[p + 1] = ti;")
+	g.line("  }")
+	g.line("} else {")
+	// Bottom-up merge: runs of width w from (sv, si) into (dv, di); the
+	// left run wins unless the right element is strictly before it.
+	g.line("  %s *dv = v + R; int64_t *di = ix + R;", t)
+	g.line("  for (int64_t w = 1; w < R; w *= 2) {")
+	g.line("    for (int64_t lo = 0; lo < R; lo += 2 * w) {")
+	g.line("      const int64_t mid = lo + w < R ? lo + w : R, hi = lo + 2 * w < R ? lo + 2 * w : R;")
+	g.line("      int64_t a = lo, b = mid, c = lo;")
+	g.line("      while (a < mid && b < hi) {")
+	g.line("        if (%s) { dv[c] = sv[b]; di[c++] = si[b++]; } else { dv[c] = sv[a]; di[c++] = si[a++]; }", before("sv[b]", "sv[a]"))
+	g.line("      }")
+	g.line("      while (a < mid) { dv[c] = sv[a]; di[c++] = si[a++]; }")
+	g.line("      while (b < hi) { dv[c] = sv[b]; di[c++] = si[b++]; }")
+	g.line("    }")
+	g.line("    %s *tv = sv; sv = dv; dv = tv; int64_t *ti = si; si = di; di = ti;", t)
+	g.line("  }")
+	g.line("}")
+	g.line("for (int64_t j = 0; j < K; j++) { %s[vo + j * (%s)] = sv[j]; %s[io + j * (%s)] = si[j]; }", out.c, sp.so, sp.ist.c, sp.si)
+	g.ind--
+	g.line("}")
+	g.ind--
+	g.line("}")
+	g.line("free(v); free(ix);")
+	g.ind--
+	g.line("}")
+	g.ind--
+	g.line("}")
+}
+
+// sortBefore is the C condition "a sorts strictly before b": for floats,
+// NaN is above every number (x != x is NaN: the code is built without
+// -ffast-math); descending swaps the operands.
+func sortBefore(a, b string, desc, isFloat bool) string {
+	if desc {
+		a, b = b, a
+	}
+	if !isFloat {
+		return fmt.Sprintf("(%s < %s)", a, b)
+	}
+	return fmt.Sprintf("(%s != %s ? %s == %s : %s < %s)", b, b, a, a, a, b)
+}
+
+// sortSIMT is sort/topk on the GPU with one thread per input element and
+// no scratch memory: the element's place in its row is the number of
+// elements that sort before it — strictly before, or equal and earlier
+// (which is what makes it stable) — and it is stored there when that place
+// is among the first k. O(R²) work per row, all of it parallel. The thread
+// then runs the kernel's epilogue at the output point it wrote.
+func (g *simtGen) sortSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
+	x := g.operand(args[0], n.Op+" self")
+	if x == nil {
+		return
+	}
+	sp, ok := g.sortPlan(n, args, x, ob)
+	if !ok {
+		return
+	}
+	t, it, d := g.ctype(ob.DType), g.idxType(), g.r.d
+	g.launch = Launch{Shape: "pointwise", Units: g.r.sizeText(loopir.Mul(append([]loopir.Expr{loopir.C(1)}, x.Sizes...)...)), PerGroup: simtBlock, Block: simtBlock}
+	g.line("/* %s %s along dim %d (%s), stable: each element counts the elements before it */", n.Op, n.Name, sp.dim, map[bool]string{true: "descending", false: "ascending"}[sp.desc])
+	g.line("const %s R = %s, K = %s, NO = %s;", it, sp.R, sp.K, sp.NO)
+	g.line("const %s *X = %s;", d.BufferQualifier+t, g.ptr(x))
+	g.line("for (%s f = %s; f < NO * R; f += %s) {", it, d.GlobalIdx, d.GlobalSize)
+	g.ind++
+	g.line("const %s j = f %% R;", it)
+	g.line("%s rem = f / R, xo = 0, vo = 0, io = 0;", it)
+	for _, l := range sp.unravel {
+		g.line("%s", l)
+	}
+	g.line("const %s xj = X[xo + j * (%s)];", t, sp.sx)
+	g.line("%s r = 0;", it)
+	g.line("for (%s i = 0; i < R; i++) {", it)
+	g.line("  const %s xi = X[xo + i * (%s)];", t, sp.sx)
+	g.line("  if (%s || (i < j && !%s)) r++;", sortBefore("xi", "xj", sp.desc, sp.isFloat), sortBefore("xj", "xi", sp.desc, sp.isFloat))
+	g.line("}")
+	g.line("if (r < K) {")
+	g.ind++
+	g.line("%s[vo + r * (%s)] = xj; %s[io + r * (%s)] = (%s)j;", out.c, sp.so, sp.ist.c, sp.si, g.ctype(tensor.Int64))
+	g.epilogue(n, "(vo + r * ("+sp.so+"))")
+	g.ind--
+	g.line("}")
+	g.ind--
+	g.line("}")
+}
