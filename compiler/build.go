@@ -51,6 +51,10 @@ type Artifact struct {
 	Elapsed   time.Duration // time to compile (or to find it)
 	Warnings  string        // the compiler's diagnostics when it succeeded
 	VecReport string
+	// ObjectsBuilt and ObjectsCached count the per-kernel objects (and
+	// the entry points' object) compiled or found in the object cache on
+	// a miss (objcache.go); both are 0 on a hit or a whole-program build.
+	ObjectsBuilt, ObjectsCached int
 }
 
 // baseFlags are the flags of every build; the libraries come last.
@@ -152,17 +156,32 @@ func Build(p Program, opts Options) (*Artifact, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := append(append(append([]string{}, flags...), "-o", "lib.so", "kernel.c"), libs...)
-	cmd := exec.CommandContext(ctx, t.path, args...)
-	cmd.Dir = tmp
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return nil, fmt.Errorf("compiler: %s: %s %s failed: %w\n%s", label, t.path, strings.Join(args, " "), err, explain(string(out), p))
+	// A vectorization report is of the whole program; anything else is
+	// built from per-kernel objects when the source splits (objcache.go).
+	whole := true
+	if parts, ok := splitProgram(p); ok && !opts.VecReport {
+		w, built, cached, err := buildIncremental(ctx, p, parts, t, flags, libs, root, tmp, label)
+		switch {
+		case err == nil:
+			whole = false
+			art.Warnings, art.ObjectsBuilt, art.ObjectsCached = w, built, cached
+		case !errors.Is(err, errLink):
+			return nil, err
+		}
 	}
-	if opts.VecReport {
-		art.VecReport = string(out)
-	} else {
-		art.Warnings = string(out)
+	if whole {
+		args := append(append(append([]string{}, flags...), "-o", "lib.so", "kernel.c"), libs...)
+		cmd := exec.CommandContext(ctx, t.path, args...)
+		cmd.Dir = tmp
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("compiler: %s: %s %s failed: %w\n%s", label, t.path, strings.Join(args, " "), err, explain(string(out), p))
+		}
+		if opts.VecReport {
+			art.VecReport = string(out)
+		} else {
+			art.Warnings = string(out)
+		}
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		// Another build of the same source won the race: use its entry.
