@@ -87,6 +87,9 @@ type Build struct {
 	Graph, Role string
 	Hit         bool // found in the cache, not compiled
 	Elapsed     time.Duration
+	// On a miss, the kernel objects compiled and those reused from the
+	// per-kernel object cache (a one-node edit recompiles one kernel).
+	ObjectsBuilt, ObjectsCached int
 }
 
 // Watcher watches one file. Results come on Results() until Close.
@@ -403,6 +406,7 @@ func buildAll(units []*stages.Unit) ([]Build, error) {
 	}
 	for i, a := range arts {
 		builds[i].Hit, builds[i].Elapsed = a.Hit, a.Elapsed
+		builds[i].ObjectsBuilt, builds[i].ObjectsCached = a.ObjectsBuilt, a.ObjectsCached
 	}
 	return builds, nil
 }

@@ -121,7 +121,16 @@ func watchLine(name string, r watch.Result) string {
 				hit++
 			}
 		}
-		fmt.Fprintf(&b, " (%d of %d programs rebuilt, %d cached)", len(r.Builds)-hit, len(r.Builds), hit)
+		built, cached := 0, 0
+		for _, bl := range r.Builds {
+			built += bl.ObjectsBuilt
+			cached += bl.ObjectsCached
+		}
+		fmt.Fprintf(&b, " (%d of %d programs rebuilt, %d cached", len(r.Builds)-hit, len(r.Builds), hit)
+		if built+cached > 0 {
+			fmt.Fprintf(&b, "; kernel objects: %d compiled, %d reused", built, cached)
+		}
+		b.WriteString(")")
 	}
 	if r.Run != nil {
 		if r.Run.OK {
