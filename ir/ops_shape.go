@@ -2,7 +2,6 @@ package ir
 
 import (
 	"fmt"
-
 	"gcdbg/tensor"
 )
 
@@ -240,13 +239,20 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		if _, single := a.V[1].(int64); !single && len(sizes) == 1 {
-			// split_with_sizes([n]) must cover the whole dim; keep it a list.
-			sizes = append(sizes, -1)[:1]
-		}
 		d, err := a.Int(2)
 		if err != nil {
 			return nil, err
+		}
+		// tensor.Split reads one size as split_size; a one-element LIST is
+		// split_with_sizes, whose sizes must cover the whole dimension.
+		if _, single := a.V[1].(int64); !single && len(sizes) == 1 {
+			dd, err := tensor.NormDim(d, x.Dim())
+			if err != nil {
+				return nil, err
+			}
+			if x.Dim() > 0 && sizes[0] != x.Shape[dd] {
+				return nil, fmt.Errorf("split_with_sizes expects split_sizes to sum exactly to %d (input tensor's size at dimension %d), but got split_sizes=%v", x.Shape[dd], d, sizes)
+			}
 		}
 		parts, err := tensor.Split(x, sizes, d)
 		if err != nil {
@@ -680,5 +686,3 @@ func indexItems(a Args, idx Value) ([]tensor.IndexItem, error) {
 	}
 	return items, nil
 }
-
-var _ = fmt.Sprint
