@@ -2,7 +2,6 @@ package ir
 
 import (
 	"fmt"
-	"math"
 	"sort"
 
 	"gcdbg/tensor"
@@ -421,5 +420,3 @@ func MetaOf(v Value) Value {
 	}
 	return v
 }
-
-func isFinite(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }

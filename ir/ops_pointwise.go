@@ -210,18 +210,30 @@ func addSub(a Args, op string) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	other := a.V[1]
-	if alpha != 1 {
-		if _, isInt := a.V[2].(int64); isInt {
-			other, err = binary(a, "mul", other, a.V[2])
-		} else {
-			other, err = binary(a, "mul", other, alpha)
+	if isPyNumber(a.V[0]) && isPyNumber(a.V[1]) {
+		// Size arithmetic on Python numbers: x ± alpha*y with Python's rules.
+		other := a.V[1]
+		if alpha != 1 {
+			if other, err = binary(a, "mul", other, a.V[2]); err != nil {
+				return nil, err
+			}
 		}
-		if err != nil {
-			return nil, err
-		}
+		return binary(a, op, a.V[0], other)
 	}
-	return binary(a, op, a.V[0], other)
+	x, err := valueTensor(a, 0, a.V[0])
+	if err != nil {
+		return nil, err
+	}
+	y, err := valueTensor(a, 1, a.V[1])
+	if err != nil {
+		return nil, err
+	}
+	// The tensor library computes x ± alpha*y with one rounding and
+	// PyTorch's rule that integral tensors take only an integral alpha.
+	if op == "add" {
+		return tensor.AddScaled(x, y, alpha)
+	}
+	return tensor.SubScaled(x, y, alpha)
 }
 
 // binary applies op to two values. Two Python numbers follow Python's own

@@ -165,14 +165,6 @@ type poly struct {
 	c     int64
 }
 
-func isAtom(e Expr) bool {
-	switch e.(type) {
-	case Const, *Sum:
-		return false
-	}
-	return true
-}
-
 func toPoly(e Expr) *poly {
 	p := &poly{terms: map[string]*Term{}}
 	switch x := e.(type) {

@@ -52,12 +52,6 @@ type CacheEntry struct {
 	Symbols []string `json:"symbols,omitempty"`
 }
 
-// Recompiles is RecompilesWith on the default device (DefaultDevice).
-func Recompiles(tr *trace.Trace, sets []string) ([]GraphRecompiles, error) {
-	dev, _ := DefaultDevice()
-	return RecompilesWith(tr, sets, Options{Device: dev})
-}
-
 // RecompilesWith calls every graph of tr with its own inputs, then with
 // each --input set (NAME=SPEC,... ; see dynamo.Spec), through a per-graph
 // compile cache. With opt.Device "cpu" every call also runs the serving

@@ -37,9 +37,6 @@ func (f *FlowNet) Vertex(name string) int {
 	return v
 }
 
-// Name is the name of vertex v.
-func (f *FlowNet) Name(v int) string { return f.names[v] }
-
 // AddEdge adds an edge from → to with capacity c (use Inf for uncuttable).
 // Edges are stored in pairs: edge i and its residual reverse i^1.
 func (f *FlowNet) AddEdge(from, to string, c int64) {

@@ -106,22 +106,6 @@ func Conv2dPadMode(x, w, b *Tensor, stride [2]int, mode string, dilation [2]int,
 	return nil, fmt.Errorf("Invalid padding string: '%s'", mode)
 }
 
-// ConvPaddingSame returns the symmetric padding that padding="same" uses
-// for a kernel, and whether it is symmetric (odd dilation*(k-1) totals are
-// not; use Conv2dPadMode for those).
-func ConvPaddingSame(kernel, dilation [2]int) ([2]int, bool) {
-	var p [2]int
-	sym := true
-	for i := 0; i < 2; i++ {
-		total := dilation[i] * (kernel[i] - 1)
-		p[i] = total / 2
-		if total%2 != 0 {
-			sym = false
-		}
-	}
-	return p, sym
-}
-
 func nnConv2dCore(x, w, b *Tensor, stride, padLo, padHi, dilation [2]int, groups int) (*Tensor, error) {
 	x4, unb, err := nnAs4D("conv2d", x)
 	if err != nil {
