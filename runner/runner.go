@@ -86,17 +86,21 @@ type Options struct {
 // (vs_expected) and against gcdbg's eager reference (vs_eager: the
 // normalized graph for outputs, the joint graph for grads).
 func Run(tr *trace.Trace, opt Options) (*Result, error) {
+	units, err := stages.Run(tr, "")
+	if err != nil {
+		return newResult(tr, opt), err
+	}
+	return RunUnits(tr, units, opt)
+}
+
+// RunUnits is Run on units the caller already took through every stage
+// (stages.Run(tr, "")): the explorer, watch mode and the report have
+// them, and running the pipeline a second time would double their wait.
+func RunUnits(tr *trace.Trace, units []*stages.Unit, opt Options) (*Result, error) {
 	if opt.Runs <= 0 {
 		opt.Runs = 5
 	}
-	res := &Result{Trace: tr.Name, Device: "cpu", Backend: "eager", OK: true}
-	if opt.Device == "cpu" || IsGPU(opt.Device) {
-		res.Backend = "compiled"
-	}
-	units, err := stages.Run(tr, "")
-	if err != nil {
-		return res, err
-	}
+	res := newResult(tr, opt)
 	for _, u := range units {
 		gr, err := runGraph(tr, u, opt)
 		if err == nil && opt.Device == "cpu" {
@@ -116,6 +120,14 @@ func Run(tr *trace.Trace, opt Options) (*Result, error) {
 		res.Graphs = append(res.Graphs, gr)
 	}
 	return res, nil
+}
+
+func newResult(tr *trace.Trace, opt Options) *Result {
+	res := &Result{Trace: tr.Name, Device: "cpu", Backend: "eager", OK: true}
+	if opt.Device == "cpu" || IsGPU(opt.Device) {
+		res.Backend = "compiled"
+	}
+	return res
 }
 
 func matches(c *interp.Comparison) bool { return c == nil || c.Match }

@@ -90,6 +90,26 @@ func loadCmd(tr *trace.Trace) tea.Cmd {
 // load runs every stage and indexes what it made, once per captured graph.
 func load(tr *trace.Trace) loadedMsg { return loadUntil(tr, "") }
 
+// ranUnits are the loaded units when every stage ran for every graph, so
+// the run panel can use them instead of running the pipeline again; nil
+// otherwise (a stage failed, or the pipeline was loaded only in part).
+func (m *Model) ranUnits() []*stages.Unit {
+	var us []*stages.Unit
+	for _, d := range m.units {
+		u := d.unit
+		if u == nil || u.Normalized == nil || len(u.Programs) == 0 {
+			return nil
+		}
+		for _, lp := range u.Programs {
+			if lp.Source == nil {
+				return nil
+			}
+		}
+		us = append(us, u)
+	}
+	return us
+}
+
 // loadUntil runs the stages up to and including until ("" = all); the
 // later stages show that they have no artifact.
 func loadUntil(tr *trace.Trace, until string) loadedMsg {
@@ -254,11 +274,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, keys.TourPrev) && m.tour != nil:
 		return m.tourStep(-1)
 	case key.Matches(msg, keys.Run):
-		return m.run.start(m.tr, m.opt)
+		return m.run.start(m.tr, m.ranUnits(), m.opt)
 	case key.Matches(msg, keys.Device):
 		m.run.nextDevice(m.opt)
 		m.run.running = false // a run on the old device still reports, but is no longer shown
-		return m.run.start(m.tr, m.opt)
+		return m.run.start(m.tr, m.ranUnits(), m.opt)
 	case key.Matches(msg, keys.View):
 		m.toggleGraph()
 	}

@@ -10,6 +10,7 @@ import (
 
 	"gcdbg/interp"
 	"gcdbg/runner"
+	"gcdbg/stages"
 	"gcdbg/trace"
 )
 
@@ -51,7 +52,7 @@ func spin(seq int) tea.Cmd {
 
 // start runs the trace in the background; pressing r while a run is going
 // only shows the panel.
-func (r *runPanel) start(tr *trace.Trace, opt Options) tea.Cmd {
+func (r *runPanel) start(tr *trace.Trace, units []*stages.Unit, opt Options) tea.Cmd {
 	r.visible = true
 	if r.running {
 		return nil
@@ -68,7 +69,13 @@ func (r *runPanel) start(tr *trace.Trace, opt Options) tea.Cmd {
 	runs, device := opt.Runs, r.device
 	work := func() tea.Msg {
 		t0 := time.Now()
-		res, err := runner.Run(tr, runner.Options{Runs: runs, Device: device})
+		var res *runner.Result
+		var err error
+		if units != nil {
+			res, err = runner.RunUnits(tr, units, runner.Options{Runs: runs, Device: device})
+		} else {
+			res, err = runner.Run(tr, runner.Options{Runs: runs, Device: device})
+		}
 		return runDoneMsg{res: res, err: err, took: time.Since(t0), seq: seq}
 	}
 	return tea.Batch(work, spin(seq))

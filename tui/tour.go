@@ -121,7 +121,7 @@ func (m *Model) applyStep() tea.Cmd {
 	m.selAt = [3]int{-1, -1, -1}
 	m.refresh()
 	if s.run && !m.run.running && m.run.res == nil {
-		return m.run.start(m.tr, m.opt)
+		return m.run.start(m.tr, m.ranUnits(), m.opt)
 	}
 	return nil
 }

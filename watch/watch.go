@@ -363,7 +363,7 @@ func (w *Watcher) compile(ctx context.Context, first time.Time) {
 			return
 		}
 	}
-	run, err := runner.Run(tr, runner.Options{Runs: w.opt.Runs, Device: w.opt.Device})
+	run, err := runner.RunUnits(tr, units, runner.Options{Runs: w.opt.Runs, Device: w.opt.Device})
 	if err != nil {
 		rr.Kept = rr.Seq // the stages of this compile stay; the run failed
 		r = rr
