@@ -134,7 +134,7 @@ func matches(c *interp.Comparison) bool { return c == nil || c.Match }
 
 func runGraph(tr *trace.Trace, u *stages.Unit, opt Options) (GraphResult, error) {
 	name := u.Captured.Name
-	where := func(err error) error { return fmt.Errorf("%s: graph %q: %w", traceName(tr), name, err) }
+	where := func(err error) error { return fmt.Errorf("%s: graph %q: %w", tr.Where(), name, err) }
 	gr := GraphResult{Name: name, Stages: map[string]any{}, Outputs: []OutputResult{}, Grads: []GradResult{},
 		Kernels: []any{}, Fallback: []string{}, Tolerance: map[string]interp.Tolerance{}}
 	if u.Captured.Break != nil {
@@ -248,11 +248,4 @@ func timeEager(u *stages.Unit, runs int) (Timing, error) {
 		}
 	}
 	return t, nil
-}
-
-func traceName(tr *trace.Trace) string {
-	if tr.Path != "" {
-		return tr.Path
-	}
-	return tr.Name
 }

@@ -169,7 +169,7 @@ func Run(tr *trace.Trace, until string) ([]*Unit, error) {
 		for _, st := range Table {
 			if st.Run != nil {
 				if err := st.Run(u); err != nil {
-					return units, fmt.Errorf("%s: stage %s: %w", traceName(tr), st.Name, err)
+					return units, fmt.Errorf("%s: stage %s: %w", tr.Where(), st.Name, err)
 				}
 			}
 			if st.Name == until {
@@ -178,13 +178,6 @@ func Run(tr *trace.Trace, until string) ([]*Unit, error) {
 		}
 	}
 	return units, nil
-}
-
-func traceName(tr *trace.Trace) string {
-	if tr.Path != "" {
-		return tr.Path
-	}
-	return tr.Name
 }
 
 func printCaptured(u *Unit) string {

@@ -37,6 +37,15 @@ type Trace struct {
 	Graphs   []*ir.Graph
 }
 
+// Where names the trace in messages: its path, or its name when it was
+// parsed from memory.
+func (t *Trace) Where() string {
+	if t.Path != "" {
+		return t.Path
+	}
+	return t.Name
+}
+
 // Source is a user source file the producer included, so that nodes'
 // meta.stack frames can be shown beside their source lines.
 type Source struct {
