@@ -293,7 +293,13 @@ func printGuards(u *Unit) string {
 		}
 	}
 	if len(gs.Producer) == 0 {
-		b.WriteString("recorded by the producer: none (torch.fx.symbolic_trace records no guards; a Dynamo export would)\n")
+		why := ""
+		if u.Trace != nil {
+			if m, _ := u.Trace.Producer["method"].(string); m == "fx.symbolic_trace" {
+				why = " (torch.fx.symbolic_trace records no guards; a Dynamo export would)"
+			}
+		}
+		b.WriteString("recorded by the producer: none" + why + "\n")
 		return b.String()
 	}
 	fmt.Fprintf(&b, "recorded by the producer (%d):\n", len(gs.Producer))
