@@ -126,6 +126,13 @@ type Expected struct {
 	GradOutputs []*tensor.Tensor // nil means "ones"
 	Grads       map[string]*tensor.Tensor
 	GradOrder   []string // keys of Grads in the order the trace lists them
+	// Buffers are the values, after the graph ran, of the buffers it
+	// mutates (BatchNorm's running stats), keyed by qualified name.
+	Buffers     map[string]*tensor.Tensor
+	BufferOrder []string // keys of Buffers in the order the trace lists them
+	// Random holds, per random node of the captured graph, what PyTorch
+	// drew: dropout's keep mask (bool), the drawn tensor otherwise.
+	Random map[string]*tensor.Tensor
 }
 
 // Timing is the producer's eager timing (medians, milliseconds).

@@ -348,6 +348,9 @@ func (d *decoder) module(v any) (*ir.Module, []string, *Error) {
 			m.Attrs[k] = a
 		}
 	}
+	if e := d.moduleTraining(o, m); e != nil {
+		return nil, nil, e
+	}
 	var order []string
 	if pv, ok := o.get("params"); ok && pv != nil {
 		po, ok := pv.(*object)

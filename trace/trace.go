@@ -503,6 +503,12 @@ func (d *decoder) expected(v any, g *ir.Graph, params map[string]bool) (*ir.Expe
 			ex.GradOrder = append(ex.GradOrder, k)
 		}
 	}
+	if e := d.expectedBuffers(o, g, params, ex); e != nil {
+		return nil, e
+	}
+	if e := d.expectedRandom(o, g, ex); e != nil {
+		return nil, e
+	}
 	return ex, nil
 }
 
