@@ -501,6 +501,85 @@ def measure(fn, inputs, runs, want_backward, warmup=3):
 # graph export
 
 
+_DROPOUT_FNS = {torch.nn.functional.dropout, torch.dropout}
+_DRAW_FNS = {torch.rand_like, torch.randn_like, torch.bernoulli}
+_DRAW_METHODS = {"bernoulli"}
+
+
+def _dropout_args(n, args, kwargs):
+    """(x, p, training) of a dropout node, or None when the node is no dropout."""
+    if n.op == "call_function" and n.target in _DROPOUT_FNS:
+        names = ["input", "p", "training", "inplace"] if n.target is torch.nn.functional.dropout \
+            else ["input", "p", "train"]
+        b = dict(zip(names, args))
+        b.update(kwargs)
+        tr = b.get("training", b.get("train", True))
+        return b["input"], float(b.get("p", 0.5)), bool(tr)
+    return None
+
+
+class _RandomRecorder(torch.fx.Interpreter):
+    """Runs the graph as the model ran and records, per random node, what PyTorch drew:
+    dropout's keep mask (peeked from the RNG with the same call dropout makes, then the RNG is
+    rewound so the node itself draws the same numbers), the drawn tensor for rand_like,
+    randn_like and bernoulli."""
+
+    def __init__(self, gm):
+        super().__init__(gm)
+        self.draws = {}
+
+    def run_node(self, n):
+        args, kwargs = self.fetch_args_kwargs_from_env(n)
+        drop = None
+        if n.op == "call_module":
+            m = self.module.get_submodule(n.target)
+            if type(m) is torch.nn.Dropout:
+                drop = (args[0], float(m.p), bool(m.training))
+        else:
+            drop = _dropout_args(n, args, kwargs)
+        if drop is not None and drop[2] and drop[1] > 0 and isinstance(drop[0], torch.Tensor):
+            x, p, _ = drop
+            state = torch.get_rng_state()
+            # ATen's CPU dropout: noise = empty(sizes).bernoulli_(1 - p); out = x * noise / (1-p)
+            noise = torch.empty(tuple(x.shape), dtype=x.dtype).bernoulli_(1 - p)
+            torch.set_rng_state(state)
+            res = super().run_node(n)
+            mask = noise.bool()
+            want = x.detach() * noise.div_(1 - p) if p < 1 else torch.zeros_like(x)
+            if not torch.equal(res.detach(), want):
+                raise EncodeError("node %s: could not record the dropout mask PyTorch drew "
+                                  "(the replayed draw does not reproduce the output)" % n.name)
+            self.draws[n.name] = mask
+            return res
+        res = super().run_node(n)
+        if (n.op == "call_function" and n.target in _DRAW_FNS) or \
+                (n.op == "call_method" and n.target in _DRAW_METHODS):
+            self.draws[n.name] = res.detach().clone()
+        return res
+
+
+def record_random(gm, example_inputs, outs):
+    """Per random node of gm, what PyTorch drew in a run from the current RNG state; checks
+    that the run reproduces the reference outputs `outs`."""
+    has_random = any(
+        (n.op == "call_module" and type(gm.get_submodule(n.target)) is torch.nn.Dropout) or
+        (n.op == "call_function" and (n.target in _DROPOUT_FNS or n.target in _DRAW_FNS)) or
+        (n.op == "call_method" and n.target in _DRAW_METHODS)
+        for n in gm.graph.nodes)
+    if not has_random:
+        return {}
+    rec = _RandomRecorder(gm)
+    with torch.no_grad():
+        res = rec.run(*_clone_inputs(example_inputs))
+    got = _flat_outputs(res)
+    for i, (a, b) in enumerate(zip(got, outs)):
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and \
+                not torch.allclose(a.detach(), b.detach(), rtol=1e-5, atol=1e-6, equal_nan=True):
+            raise EncodeError("output %d: the run recording random draws does not reproduce the "
+                              "reference run (a random op the recorder does not know?)" % i)
+    return rec.draws
+
+
 def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensors, *, train,
                  user_files, innermost_first, runs, stack_from_meta=False):
     """Export one GraphModule. fn is the eager callable whose results become `expected`
@@ -568,7 +647,8 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
                 qual = n.target + "." + pn
                 params[pn] = qual
                 add_param(qual, p)
-            e["module"] = {"type": module_type_name(m), "attrs": module_attrs(m), "params": params}
+            e["module"] = {"type": module_type_name(m), "attrs": module_attrs(m),
+                           "training": bool(m.training), "params": params}
         st = n.meta.get("stack_trace") if stack_from_meta else getattr(n, "stack_trace", None)
         if n.op not in ("placeholder", "output"):
             stack = parse_stack(st, user_files, innermost_first)
@@ -580,7 +660,20 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
 
     graph = {"name": gname, "nodes": nodes}
 
+    # The reference run and the run that records random draws start from the same RNG state,
+    # so the recorded draws are exactly the ones behind `expected`.
+    rng = torch.get_rng_state()
+    versions = {k: b._version for k, b in buffers.items()}
     outs, grads, any_grad = compute_expected(fn, example_inputs, grad_params, placeholders)
+    # expected.buffers: every buffer the step mutated (BatchNorm running stats and
+    # num_batches_tracked in training mode), by qualified name, after the step
+    # (ATen's batch_norm writes running stats through raw pointers, without a version bump:
+    # a buffer counts as mutated when its version or its value changed)
+    after = {k: b.detach().clone() for k, b in buffers.items()
+             if b._version != versions[k] or not torch.equal(b, snapshot[k])}
+    restore_buffers()
+    torch.set_rng_state(rng)
+    draws = record_random(gm, example_inputs, outs)
     restore_buffers()
     expected = {"outputs": [store.tensor(_as_tensor(o), "%s/expected/outputs/%d" % (gname, i))
                             for i, o in enumerate(outs)]}
@@ -588,6 +681,12 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
         expected["grad_outputs"] = "ones"
         expected["grads"] = {k: store.tensor(g, "%s/expected/grads/%s" % (gname, k))
                              for k, g in grads.items()}
+    if after:
+        expected["buffers"] = {k: store.tensor(v, "%s/expected/buffers/%s" % (gname, k))
+                               for k, v in after.items()}
+    if draws:
+        expected["random"] = {k: store.tensor(v, "%s/expected/random/%s" % (gname, k))
+                              for k, v in draws.items()}
     graph["expected"] = expected
     if runs:
         graph["timing"] = measure(fn, example_inputs, runs, any_grad)
@@ -616,15 +715,18 @@ def _prepare(model, train):
     parameters. Returns a restore callback."""
     if not isinstance(model, torch.nn.Module):
         return lambda: None
-    was_training = model.training
+    modes = [(m, m.training) for m in model.modules()]
     flags = [(p, p.requires_grad) for p in model.parameters()]
-    model.train(bool(train))
+    # train: every module keeps the mode the user set (a frozen BatchNorm in eval() inside
+    # a model in training stays in eval); inference: model.eval() and no grads
     if not train:
+        model.eval()
         for p, _ in flags:
             p.requires_grad_(False)
 
     def restore():
-        model.train(was_training)
+        for m, t in modes:
+            m.training = t
         for p, f in flags:
             p.requires_grad_(f)
     return restore
