@@ -3,7 +3,7 @@ GO ?= go
 PY ?= /usr/bin/python3
 FUZZTIME ?= 60s
 
-.PHONY: build test fixtures bench fuzz vet explore
+.PHONY: build test fixtures bench fuzz vet explore conformance conformance-update
 
 build:
 	$(GO) build -o bin/gcdbg ./cmd/gcdbg
@@ -20,6 +20,16 @@ fixtures:
 	for m in zoo_modules zoo_functions; do \
 	  $(PY) exporter/gcdbg_export.py stages/testdata/models/$$m.py -o stages/testdata/$$m.json --seed 0 --runs 0 || exit 1; \
 	done
+
+# Every OpInfo sample of the core ATen ops and torch.nn.functional through gcdbg, eager and
+# compiled (docs/conformance.md; needs python3-torch). Fails when a sample of
+# conformance/passing.txt stops passing or anything panics; conformance-update also
+# rewrites that list.
+conformance:
+	PY=$(PY) GO=$(GO) bash conformance/run.sh
+
+conformance-update:
+	PY=$(PY) GO=$(GO) bash conformance/run.sh --update
 
 bench:
 	$(GO) test -run XXX -bench . -benchtime 20x ./...

@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""Export PyTorch's OpInfo samples as gcdbg traces (docs/conformance.md).
+
+For every OpInfo of torch.testing._internal.common_methods_invocations.op_db whose op is in the
+PyTorch 2.6 core ATen opset (../shared/design/core-aten-2.6.txt, copied to conformance/core-aten.txt)
+or in torch.nn.functional, every dtype the op supports on the CPU that the trace format has, and
+every sample the OpInfo generates for it (gradients wherever the op supports autograd and the
+dtype is floating), this writes one trace `f(t0, t1, ...) = op(sample)`: the sample's tensors are
+the placeholders, everything else is a constant of the graph. In-place and out= variants are not
+exported: each gets one manifest line refusing it with the reason.
+
+    /usr/bin/python3 conformance/export_opinfo.py -o DIR [--dtypes float32,int64] [--ops relu,cos]
+                                                  [--ids FILE] [--shard K/N]
+
+writes DIR/<sample file>.json (+ .safetensors sidecars) and DIR/manifest.jsonl (manifest-K-of-N.jsonl
+for a shard, so shards can run side by side into one DIR), one JSON object
+per line: {"id", "opinfo", "dtype", "index", "desc", "trace": file} or {..., "refused": reason}.
+A sample id is OPINFO/DTYPE/INDEX, e.g. "nn.functional.relu/float32/3" (OPINFO is the OpInfo's
+name, with ".variant" when it has a variant_test_name); samples are generated under a fixed seed
+per (OpInfo, dtype), so an id names the same shapes and values on every run.
+
+Works with PyTorch 1.13 (Debian; needs the expecttest stand-in beside this file) and 2.x.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "exporter"))
+try:
+    import expecttest  # noqa: F401  (the real package, where installed)
+except ImportError:
+    sys.path.append(HERE)  # conformance/expecttest.py, the stand-in
+
+import torch  # noqa: E402
+
+# common_utils parses sys.argv when imported: hide ours from it.
+_argv, sys.argv = sys.argv, sys.argv[:1]
+from torch.testing._internal.common_methods_invocations import op_db  # noqa: E402
+sys.argv = _argv
+
+from gcdbg_export import export  # noqa: E402
+
+# The dtypes a trace TENSOR can hold (shared/spec/trace-format.md), in table order.
+DTYPES = {
+    "float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
+    "bfloat16": torch.bfloat16, "int64": torch.int64, "int32": torch.int32,
+    "int8": torch.int8, "uint8": torch.uint8, "bool": torch.bool,
+}
+
+
+def core_aten_names(path):
+    names = set()
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                names.add(line.split(":")[0].strip())
+    return names
+
+
+def selected_opinfos(core):
+    out = []
+    for o in op_db:
+        if o.name.startswith("nn.functional.") or o.name in core or o.aten_name in core:
+            out.append(o)
+    return out
+
+
+def opinfo_id(o):
+    return o.name + ("." + o.variant_test_name if o.variant_test_name else "")
+
+
+def file_name(sample_id):
+    return re.sub(r"[^A-Za-z0-9._-]", "_", sample_id.replace("/", "__")) + ".json"
+
+
+def _is_tensor(x):
+    return isinstance(x, torch.Tensor)
+
+
+def _flatten_tensors(x, out):
+    """Replace every tensor in x (nested lists/tuples/dicts) by a slot; returns the template."""
+    if _is_tensor(x):
+        out.append(x)
+        return _Slot(len(out) - 1)
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        return type(x)(_flatten_tensors(v, out) for v in x)
+    if isinstance(x, dict):
+        return {k: _flatten_tensors(v, out) for k, v in x.items()}
+    return x
+
+
+class _Slot:
+    def __init__(self, i):
+        self.i = i
+
+
+def _fill(t, ts):
+    if isinstance(t, _Slot):
+        return ts[t.i]
+    if isinstance(t, (list, tuple)):
+        return type(t)(_fill(v, ts) for v in t)
+    if isinstance(t, dict):
+        return {k: _fill(v, ts) for k, v in t.items()}
+    return t
+
+
+def sample_function(op, sample):
+    """(f, tensors): f(t0, t1, ...) calls op on the sample with its tensors replaced by the
+    arguments, as a function with one named parameter per tensor (torch.fx placeholders)."""
+    tensors = []
+    tmpl = _flatten_tensors((sample.input, tuple(sample.args), dict(sample.kwargs)), tensors)
+    names = ["t%d" % i for i in range(len(tensors))]
+
+    def call(*ts):
+        inp, args, kwargs = _fill(tmpl, ts)
+        return op(inp, *args, **kwargs)
+
+    src = "def sample(%s):\n    return _call(%s)\n" % (", ".join(names), ", ".join(names))
+    scope = {"_call": call}
+    exec(src, scope)  # a real signature: torch.fx makes one placeholder per parameter
+    return scope["sample"], tensors
+
+
+def describe(sample):
+    def d(x):
+        if _is_tensor(x):
+            s = "%s%s" % (str(x.dtype).replace("torch.", ""), list(x.shape))
+            if x.numel() > 1 and not x.is_contiguous():
+                s += " non-contiguous"
+            return s
+        if isinstance(x, (list, tuple)):
+            return "[" + ", ".join(d(v) for v in x) + "]"
+        return repr(x)
+    parts = [d(sample.input)] + [d(a) for a in sample.args]
+    parts += ["%s=%s" % (k, d(v)) for k, v in sample.kwargs.items()]
+    text = ", ".join(parts)
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def _same(a, b):
+    if _is_tensor(a) and _is_tensor(b):
+        return a.shape == b.shape and a.dtype == b.dtype and bool(torch.equal(a, b)) \
+            if not (a.is_floating_point() or a.is_complex()) else \
+            a.shape == b.shape and bool(torch.allclose(a, b, equal_nan=True))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def draws_random(f, tensors):
+    """True when f's result depends on the global RNG (dropout, rrelu in training, ...): gcdbg
+    does not reproduce PyTorch's generator, so such samples are refused, never guessed."""
+    with torch.no_grad():
+        torch.manual_seed(1)
+        a = f(*[t.detach() for t in tensors])
+        torch.manual_seed(2)
+        b = f(*[t.detach() for t in tensors])
+    return not _same(a, b)
+
+
+def short(e):
+    msg = str(e).strip().splitlines()
+    msg = msg[0] if msg else type(e).__name__
+    return "%s: %s" % (type(e).__name__, msg[:300])
+
+
+def variant_refusals(o, oid):
+    out = []
+    if o.inplace_variant is not None:
+        out.append((oid + "/inplace", "in-place variant (%s_): not exported; gcdbg's functional stage "
+                    "rewrites in-place ops inside captured graphs, the OpInfo variant is out of scope "
+                    "for this harness" % o.name))
+    if o.supports_out:
+        out.append((oid + "/out", "out= variant: not exported; a traced graph has no out= buffers "
+                    "(Dynamo functionalizes them), out of scope for this harness"))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-o", "--out", required=True, help="directory for the traces and manifest.jsonl")
+    ap.add_argument("--dtypes", default=",".join(DTYPES), help="comma-separated trace dtypes")
+    ap.add_argument("--ops", default="", help="comma-separated OpInfo names (default: the selection)")
+    ap.add_argument("--ids", default="", help="file of sample ids, one a line: export only those")
+    ap.add_argument("--shard", default="1/1", help="K/N: only every N-th OpInfo, starting at the K-th")
+    ap.add_argument("--list-opinfos", action="store_true", help="print the selected OpInfos and exit")
+    args = ap.parse_args(argv)
+
+    core = core_aten_names(os.path.join(HERE, "core-aten.txt"))
+    ops = selected_opinfos(core)
+    if args.list_opinfos:
+        for o in ops:
+            print(opinfo_id(o))
+        return 0
+    want_ops = {s for s in args.ops.split(",") if s}
+    want_ids = None
+    if args.ids:
+        with open(args.ids, encoding="utf-8") as f:
+            want_ids = {ln.split("#")[0].strip() for ln in f} - {""}
+        want_ops |= {i.split("/")[0] for i in want_ids}
+    dtypes = [d for d in args.dtypes.split(",") if d]
+    for d in dtypes:
+        if d not in DTYPES:
+            ap.error("unknown dtype %r (trace dtypes: %s)" % (d, ", ".join(DTYPES)))
+    k, n = (int(x) for x in args.shard.split("/"))
+    os.makedirs(args.out, exist_ok=True)
+    torch.set_num_threads(1)
+    mname = "manifest.jsonl" if n == 1 else "manifest-%d-of-%d.jsonl" % (k, n)
+    manifest = open(os.path.join(args.out, mname), "w", encoding="utf-8")
+
+    def emit(rec):
+        manifest.write(json.dumps(rec, sort_keys=True) + "\n")
+        manifest.flush()
+
+    counts = {"exported": 0, "refused": 0}
+    for j, o in enumerate(ops):
+        oid = opinfo_id(o)
+        if want_ops and oid not in want_ops:
+            continue
+        if j % n != k - 1:
+            continue
+        if want_ids is None:
+            for vid, why in variant_refusals(o, oid):
+                emit({"id": vid, "opinfo": oid, "refused": why})
+                counts["refused"] += 1
+        supported = o.supported_dtypes("cpu")
+        for dname in dtypes:
+            dt = DTYPES[dname]
+            if dt not in supported:
+                continue
+            grad = bool(o.supports_autograd and (dt.is_floating_point or dt.is_complex))
+            torch.manual_seed(0)
+            try:
+                samples = list(o.sample_inputs("cpu", dt, requires_grad=grad))
+            except Exception as e:  # the OpInfo itself fails to make samples here
+                emit({"id": "%s/%s/*" % (oid, dname), "opinfo": oid, "dtype": dname,
+                      "refused": "PyTorch's sample_inputs failed: " + short(e)})
+                counts["refused"] += 1
+                continue
+            for i, s in enumerate(samples):
+                sid = "%s/%s/%d" % (oid, dname, i)
+                if want_ids is not None and sid not in want_ids:
+                    continue
+                rec = {"id": sid, "opinfo": oid, "dtype": dname, "index": i, "desc": describe(s)}
+                try:
+                    f, tensors = sample_function(o.op, s)
+                    if draws_random(f, tensors):
+                        rec["refused"] = ("draws random numbers (PyTorch's generator): gcdbg does not "
+                                          "reproduce them, so the result cannot be compared")
+                    else:
+                        fname = file_name(sid)
+                        export(f, tuple(tensors), "sample", os.path.join(args.out, fname),
+                               sources=[], runs=0)
+                        rec["trace"] = fname
+                except Exception as e:
+                    rec["refused"] = "export: " + short(e)
+                    if os.environ.get("GCDBG_CONFORMANCE_DEBUG"):
+                        traceback.print_exc()
+                counts["refused" if "refused" in rec else "exported"] += 1
+                emit(rec)
+    manifest.close()
+    print("exported %d samples, refused %d (torch %s) into %s"
+          % (counts["exported"], counts["refused"], torch.__version__, args.out), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
