@@ -2,33 +2,38 @@
 """Time a gcdbg trace's captured graphs under PyTorch eager, for `gcdbg bench`.
 
     /usr/bin/python3 exporter/bench_eager.py TRACE.json [--runs N]
+    /usr/bin/python3 exporter/bench_eager.py --serve     (JSON lines: {"trace", "runs"})
 
 The trace holds no model file, so each graph is rebuilt from the trace itself as a
 torch.fx GraphModule: call_function targets are resolved by their qualified names
 (torch.*, operator.*, builtins.*), call_method nodes stay Tensor methods, and call_module
-nodes get a module of the recorded type carrying the recorded attributes and tensors. The
-graph is timed with gcdbg_export.measure (2 threads, the producer's protocol): forward, plus
-backward of sum(out * ones) when the trace has expected gradients.
+nodes get a module built by its own constructor from the recorded attributes (PyTorch's
+defaults for optional ones the trace omits), carrying the recorded tensors and training
+flag. Each graph is timed warm (see time_graph and MALLOC_ENV): forward, plus the
+backward from ones-tangents when the trace has expected gradients.
 
 Prints one JSON object: {"torch": version, "graphs": [{"name", "eager_forward_ms",
-"eager_backward_ms"?}]}. Exits 1 with a message on stderr when a graph cannot be rebuilt.
+"eager_backward_ms"?, "how"}]}. Exits 1 with a message naming the trace, graph and node
+on stderr when a graph cannot be rebuilt.
 """
 
 import base64
 import builtins
 import importlib
+import inspect
 import json
 import math
 import os
+import statistics
 import struct
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import torch  # noqa: E402
 import torch.fx  # noqa: E402
 
-from gcdbg_export import measure  # noqa: E402
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
           "bfloat16": torch.bfloat16, "int64": torch.int64, "int32": torch.int32,
@@ -126,24 +131,80 @@ def resolve(name):
     raise ValueError("cannot resolve target %r" % name)
 
 
-def make_module(spec, tensors, lookup):
-    mod_name, _, cls_name = spec["type"].rpartition(".")
-    cls = getattr(importlib.import_module(mod_name), cls_name)
-    # The constructor's signature varies; the recorded attributes are what
-    # forward reads, so set them on a bare instance.
-    m = cls.__new__(cls)
-    torch.nn.Module.__init__(m)
-    for k, v in spec.get("attrs", {}).items():
-        v = decode(v, {})
-        setattr(m, k, v)
-    for k, qual in spec.get("params", {}).items():
-        t = lookup(qual)
+# Modules whose forward depends on their training flag: without the trace's
+# "training" they cannot be rebuilt faithfully (trace-format.md, module).
+MODE_DEPENDENT = ("BatchNorm", "Dropout", "InstanceNorm", "AlphaDropout", "FeatureAlphaDropout",
+                  "SyncBatchNorm", "LazyBatchNorm", "LazyInstanceNorm", "RNN", "LSTM", "GRU")
+
+
+class RebuildError(Exception):
+    pass
+
+
+def make_module(spec, lookup, where):
+    """A module of the recorded type built by its own constructor: the recorded attrs
+    are passed where the constructor takes them, PyTorch's defaults fill what the trace
+    omits (optional attrs such as padding_mode or max_norm), bias=False when the trace
+    names no bias tensor. Then the recorded tensors replace the constructor's, and the
+    recorded training flag is applied."""
+    type_name = spec.get("type", "")
+    mod_name, _, cls_name = type_name.rpartition(".")
+    try:
+        cls = getattr(importlib.import_module(mod_name), cls_name)
+    except (ImportError, AttributeError, ValueError) as e:
+        raise RebuildError("%s: module type %r: %s" % (where, type_name, e))
+    attrs = {k: decode(v, {}) for k, v in spec.get("attrs", {}).items()}
+    params = spec.get("params", {})
+    kw, missing = {}, []
+    try:
+        sig = list(inspect.signature(cls.__init__).parameters.items())[1:]
+    except (TypeError, ValueError):
+        sig = []
+    for pname, p in sig:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or pname in ("device", "dtype"):
+            continue
+        if pname in attrs:
+            v = attrs[pname]
+            kw[pname] = list(v) if isinstance(v, tuple) and pname == "normalized_shape" else v
+        elif pname == "bias":
+            kw[pname] = params.get("bias") is not None and lookup(params["bias"]) is not None
+        elif pname in ("affine", "elementwise_affine") and "weight" in params:
+            kw[pname] = params.get("weight") is not None
+        elif p.default is inspect.Parameter.empty:
+            missing.append(pname)
+    if missing:
+        raise RebuildError("%s: module %s: the trace has no %s and the constructor has no default"
+                           % (where, type_name, ", ".join(missing)))
+    try:
+        with torch.no_grad():
+            m = cls(**kw)
+    except Exception as e:  # the constructor's own message, with where
+        raise RebuildError("%s: module %s%r: %s: %s" % (where, type_name, kw, type(e).__name__, e))
+    for k, v in attrs.items():
+        if k not in kw and not isinstance(getattr(type(m), k, None), property):
+            setattr(m, k, v)
+    for k, qual in params.items():
+        t = None if qual is None else lookup(qual)
         if t is None:
-            setattr(m, k, None)
-        elif t.is_floating_point():
+            if k in m._parameters:
+                m._parameters[k] = None
+            elif k in m._buffers:
+                m._buffers[k] = None
+            else:
+                setattr(m, k, None)
+        elif t.is_floating_point() and k not in m._buffers:
+            m._parameters.pop(k, None)
             m.register_parameter(k, torch.nn.Parameter(t.detach().clone(), requires_grad=False))
         else:
-            m.register_buffer(k, t)
+            m._buffers.pop(k, None)
+            m.register_buffer(k, t.detach().clone())
+    training = spec.get("training")
+    if training is None:
+        if any(cls_name.startswith(p) for p in MODE_DEPENDENT):
+            raise RebuildError("%s: module %s: the trace does not record its training flag, "
+                               "which decides what it computes" % (where, type_name))
+        training = False
+    m.train(bool(training))
     return m
 
 
@@ -187,7 +248,7 @@ def build(g, top, tensors):
             env[name] = graph.call_method(target, args, kwargs)
         elif op == "call_module":
             attr = "m_" + name
-            m = make_module(n["module"], tensors, lookup)
+            m = make_module(n["module"], lookup, "graph %s: node %s" % (g.get("name", "?"), name))
             root.add_module(attr, m)
             for k, qual in n["module"].get("params", {}).items():
                 p = getattr(m, k)
@@ -199,7 +260,158 @@ def build(g, top, tensors):
     return torch.fx.GraphModule(root, graph), inputs, names, params
 
 
+# How PyTorch is timed (printed in every result as "how"): its best steady state,
+# as PyTorch's CPU performance guide sets it up. glibc keeps freed big blocks
+# (MALLOC_MMAP_THRESHOLD_/MALLOC_TRIM_THRESHOLD_ read at process start, so the script
+# re-executes itself with them set), the previous call's outputs and gradients are
+# dropped before the next call (their blocks are reused instead of fresh mmaps that
+# page-fault), inputs are cloned outside the timed region, `warmup` untimed calls
+# come first, and the median of the timed calls is reported.
+MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(1 << 34), "MALLOC_TRIM_THRESHOLD_": str(1 << 34)}
+
+
+def ensure_malloc_env(argv):
+    if all(os.environ.get(k) == v for k, v in MALLOC_ENV.items()):
+        return
+    env = dict(os.environ)
+    env.update(MALLOC_ENV)
+    sys.stdout.flush()
+    os.execve(sys.executable, [sys.executable, os.path.abspath(__file__)] + argv, env)
+
+
+def how(threads, runs, warmup):
+    return ("torch %s, %d threads, median of %d calls after %d warm-up; outputs and grads dropped "
+            "before each call, inputs cloned outside the timed region; MALLOC_MMAP_THRESHOLD_=%s "
+            "MALLOC_TRIM_THRESHOLD_=%s" % (torch.__version__, threads, runs, warmup,
+                                            os.environ.get("MALLOC_MMAP_THRESHOLD_", "unset"),
+                                            os.environ.get("MALLOC_TRIM_THRESHOLD_", "unset")))
+
+
+def _tensors(res):
+    if isinstance(res, torch.Tensor):
+        return [res]
+    if isinstance(res, (list, tuple)):
+        return [t for x in res for t in _tensors(x)]
+    if isinstance(res, dict):
+        return [t for x in res.values() for t in _tensors(x)]
+    return []
+
+
+def time_graph(gm, inputs, params, runs, backward, warmup=3):
+    """Median forward (and backward) ms of gm in its warm steady state. The backward
+    is autograd.backward(outputs, ones), what gcdbg's backward program computes from
+    its tangents; gradients are set to None before each call (zero_grad's default)."""
+    threads = os.cpu_count() or 1
+    torch.set_num_threads(threads)
+    fwd, bwd = [], []
+    res = None
+    leaves = [p for p in params.values() if isinstance(p, torch.Tensor) and p.requires_grad]
+    for i in range(warmup + runs):
+        res = None  # drop the previous outputs (and their graph) first
+        for p in leaves:
+            p.grad = None
+        ins = []
+        for x in inputs:
+            if isinstance(x, torch.Tensor):
+                c = x.detach().clone()
+                c.requires_grad_(x.requires_grad)
+                ins.append(c)
+            else:
+                ins.append(x)
+        with torch.set_grad_enabled(backward):
+            t0 = time.perf_counter()
+            res = gm(*ins)
+            t1 = time.perf_counter()
+        if i >= warmup:
+            fwd.append((t1 - t0) * 1e3)
+        if backward:
+            outs = [o for o in _tensors(res) if o.is_floating_point() and o.requires_grad]
+            if not outs:
+                backward = False
+                continue
+            seeds = [torch.ones_like(o) for o in outs]
+            t0 = time.perf_counter()
+            torch.autograd.backward(outs, seeds)
+            t1 = time.perf_counter()
+            if i >= warmup:
+                bwd.append((t1 - t0) * 1e3)
+            del outs, seeds
+        del ins
+    res = None
+    timing = {"device": "cpu", "threads": threads, "runs": runs,
+              "eager_forward_ms": round(statistics.median(fwd), 4),
+              "how": how(threads, runs, warmup)}
+    if bwd:
+        timing["eager_backward_ms"] = round(statistics.median(bwd), 4)
+    # each timed call's forward + backward, for a caller pooling several passes
+    timing["calls_ms"] = [round(f + (bwd[i] if i < len(bwd) else 0.0), 4) for i, f in enumerate(fwd)]
+    return timing
+
+
+class Bench:
+    """Built graphs per trace path, so that a server keeps them warm."""
+
+    def __init__(self):
+        self.built = {}
+
+    def graphs(self, path):
+        if path not in self.built:
+            with open(path) as f:
+                trace = json.load(f)
+            tensors = Tensors(os.path.dirname(os.path.abspath(path)))
+            out = []
+            for gi, g in enumerate(trace["graphs"]):
+                name = g.get("name", "g%d" % gi)
+                try:
+                    gm, inputs, names, params = build(g, trace.get("tensors", {}), tensors)
+                except RebuildError as e:
+                    raise RebuildError("%s: %s" % (path, e))
+                except Exception as e:  # name the graph, keep the message
+                    raise RebuildError("%s: graph %s: %s: %s" % (path, name, type(e).__name__, e))
+                grads = ((g.get("expected") or {}).get("grads")) or {}
+                for t, target in zip(inputs, names):
+                    if target in grads and isinstance(t, torch.Tensor) and t.is_floating_point():
+                        t.requires_grad_(True)
+                for qual, p in params.items():
+                    if qual in grads and isinstance(p, torch.nn.Parameter):
+                        p.requires_grad_(True)
+                out.append((name, gm, inputs, params, bool(grads)))
+            self.built[path] = out
+        return self.built[path]
+
+    def time(self, path, runs):
+        res = {"torch": torch.__version__, "graphs": []}
+        for name, gm, inputs, params, backward in self.graphs(path):
+            try:
+                timing = time_graph(gm, inputs, params, runs, backward)
+            except Exception as e:
+                raise RebuildError("%s: graph %s: %s: %s" % (path, name, type(e).__name__, e))
+            timing["name"] = name
+            res["graphs"].append(timing)
+        return res
+
+
+def serve():
+    """One JSON request per stdin line, {"trace": PATH, "runs": N}; one JSON reply per
+    line: the result, or {"error": message}. Traces stay built between requests."""
+    b = Bench()
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            req = json.loads(line)
+            reply = b.time(req["trace"], int(req.get("runs", 20)))
+        except Exception as e:
+            reply = {"error": str(e)}
+        print(json.dumps(reply), flush=True)
+    return 0
+
+
 def main(argv):
+    ensure_malloc_env(argv)
+    if argv == ["--serve"]:
+        return serve()
     runs = 20
     if "--runs" in argv:
         i = argv.index("--runs")
@@ -208,28 +420,11 @@ def main(argv):
     if len(argv) != 1:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
-    path = argv[0]
-    with open(path) as f:
-        trace = json.load(f)
-    tensors = Tensors(os.path.dirname(os.path.abspath(path)))
-    out = {"torch": torch.__version__, "graphs": []}
-    for gi, g in enumerate(trace["graphs"]):
-        name = g.get("name", "g%d" % gi)
-        try:
-            gm, inputs, names, params = build(g, trace.get("tensors", {}), tensors)
-            grads = ((g.get("expected") or {}).get("grads")) or {}
-            for t, target in zip(inputs, names):
-                if target in grads and isinstance(t, torch.Tensor) and t.is_floating_point():
-                    t.requires_grad_(True)
-            for qual, p in params.items():
-                if qual in grads and isinstance(p, torch.nn.Parameter):
-                    p.requires_grad_(True)
-            timing = measure(gm, inputs, runs, bool(grads))
-        except Exception as e:  # report which graph, keep the message
-            print("%s: graph %s: %s: %s" % (path, name, type(e).__name__, e), file=sys.stderr)
-            return 1
-        timing["name"] = name
-        out["graphs"].append(timing)
+    try:
+        out = Bench().time(argv[0], runs)
+    except RebuildError as e:
+        print(e, file=sys.stderr)
+        return 1
     print(json.dumps(out))
     return 0
 
