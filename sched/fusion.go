@@ -327,21 +327,37 @@ func abs(x int) int {
 // a buffer both read is read once instead of twice.
 func (s *state) bytesSaved(a, b *group) int64 {
 	var saved int64
+	// Each loop walks the smaller of the two sets it intersects: scoring a
+	// pair with a 10,000-node group costs as much as its smaller side.
 	for _, pr := range [][2]*group{{a, b}, {b, a}} {
 		x, y := pr[0], pr[1]
-		for buf := range x.writes {
-			if !y.reads[buf] {
-				continue
-			}
+		count := func(buf string) {
 			n := s.bufBytes(buf)
 			saved += n
 			if !s.outputs[buf] && s.onlyReadBy(buf, x, y) {
 				saved += n
 			}
 		}
+		if len(x.writes) <= len(y.reads) {
+			for buf := range x.writes {
+				if y.reads[buf] {
+					count(buf)
+				}
+			}
+		} else {
+			for buf := range y.reads {
+				if x.writes[buf] {
+					count(buf)
+				}
+			}
+		}
 	}
-	for buf := range a.reads {
-		if b.reads[buf] && !a.writes[buf] && !b.writes[buf] {
+	small, big := a, b
+	if len(small.reads) > len(big.reads) {
+		small, big = big, small
+	}
+	for buf := range small.reads {
+		if big.reads[buf] && !a.writes[buf] && !b.writes[buf] {
 			saved += s.bufBytes(buf)
 		}
 	}
@@ -399,13 +415,20 @@ func (s *state) decide(round int, a, b *group) Decision {
 	return d
 }
 
+// fuse merges b into a or a into b (the larger absorbs the smaller, see
+// merge): the topological numbering is repaired first, on the groups as
+// they were, then only the absorbed group's members are re-pointed.
 func (s *state) fuse(a, b *group) {
-	g := merge(s.nextID, a, b)
-	s.nextID++
-	s.reorder(a, b, g)
-	for i, n := range g.nodes {
-		s.groupOf[n] = g
-		s.at[g.order[i]] = g
+	big, small := a, b
+	if len(small.nodes) > len(big.nodes) {
+		big, small = small, big
+	}
+	s.reorder(a, b, big)
+	moved, movedOrder := small.nodes, small.order
+	merge(a, b)
+	for i, n := range moved {
+		s.groupOf[n] = big
+		s.at[movedOrder[i]] = big
 	}
 }
 

@@ -5,7 +5,6 @@ package sched
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"gcdbg/loopir"
@@ -29,11 +28,32 @@ type group struct {
 	// groups (reach.go); seen and visit are scratch marks for succs/preds
 	// and for the reachability search.
 	pos, seen, visit int
-	label            string // name(), once computed (a group never changes)
+	label            string // name(), once computed (reset when a merge grows the group)
+	// bnd lists, in program order, the members that may still have a
+	// dependence edge leaving the group: the edge walks (succs, preds,
+	// reaches, feeds) visit only these, so a kernel of 10,000 chained
+	// nodes costs as much to walk as its last member. A member whose edges
+	// all became internal is dropped lazily (boundary); a group only grows,
+	// so it never needs to come back.
+	bnd []int
 }
+
+// maxNamed is how many members a group's name lists in full; a larger
+// group is named by its first members, its last and its size
+// (buf0_buf1_buf2_…_buf9999 (10000 nodes)), so that naming the groups of
+// every decision stays linear in the graph's size.
+const maxNamed = 8
 
 func (g *group) name() string {
 	if g.label != "" {
+		return g.label
+	}
+	if len(g.nodes) > maxNamed {
+		names := make([]string, 0, maxNamed)
+		for _, n := range g.nodes[:maxNamed-1] {
+			names = append(names, n.Name)
+		}
+		g.label = fmt.Sprintf("%s_…_%s (%d nodes)", strings.Join(names, "_"), g.nodes[len(g.nodes)-1].Name, len(g.nodes))
 		return g.label
 	}
 	names := make([]string, len(g.nodes))
@@ -50,7 +70,7 @@ func (g *group) maxOrder() int { return g.order[len(g.order)-1] }
 // newGroup wraps one node.
 func newGroup(id, order int, n *loopir.Node, p *loopir.Program) *group {
 	g := &group{id: id, nodes: []*loopir.Node{n}, order: []int{order}, kind: n.Kind,
-		outer: squeeze(nodeRanges(n, p)), writes: map[string]bool{}, reads: map[string]bool{}}
+		outer: squeeze(nodeRanges(n, p)), writes: map[string]bool{}, reads: map[string]bool{}, bnd: []int{order}}
 	if n.Kind == loopir.Reduction {
 		g.reduce = squeeze(n.ReduceRanges)
 	}
@@ -63,36 +83,81 @@ func newGroup(id, order int, n *loopir.Node, p *loopir.Program) *group {
 	return g
 }
 
-// merge returns the union of a and b; the caller has checked legality, so
+// merge makes the union of a and b; the caller has checked legality, so
 // the iteration space is the larger of the two (a reduction or extern
-// group hosts pointwise members).
-func merge(id int, a, b *group) *group {
-	g := &group{id: id, kind: a.kind, outer: a.outer, reduce: a.reduce, writes: map[string]bool{}, reads: map[string]bool{}}
+// group hosts pointwise members). The larger group (by members) absorbs
+// the smaller in place and is returned: each node moves O(log n) times
+// over a whole fusion, where building a fresh group every time made a
+// chain of n nodes cost n²/2.
+func merge(a, b *group) *group {
+	big, small := a, b
+	if len(small.nodes) > len(big.nodes) {
+		big, small = small, big
+	}
 	if rankKind(b.kind) > rankKind(a.kind) {
-		g.kind, g.outer, g.reduce = b.kind, b.outer, b.reduce
+		big.kind, big.outer, big.reduce = b.kind, b.outer, b.reduce
+	} else {
+		big.kind, big.outer, big.reduce = a.kind, a.outer, a.reduce
 	}
-	type member struct {
-		n *loopir.Node
-		o int
+	for k := range small.writes {
+		big.writes[k] = true
 	}
-	var ms []member
-	for _, x := range []*group{a, b} {
-		for i, n := range x.nodes {
-			ms = append(ms, member{n, x.order[i]})
+	for k := range small.reads {
+		big.reads[k] = true
+	}
+	big.nodes, big.order = mergeMembers(big.nodes, big.order, small.nodes, small.order)
+	big.bnd = mergeSorted(big.bnd, small.bnd)
+	big.label = ""
+	return big
+}
+
+// mergeMembers merges two member lists sorted by program order; when one
+// lies wholly after the other (a chain growing at its end) it appends.
+func mergeMembers(an []*loopir.Node, ao []int, bn []*loopir.Node, bo []int) ([]*loopir.Node, []int) {
+	if len(bo) == 0 {
+		return an, ao
+	}
+	if len(ao) == 0 || ao[len(ao)-1] < bo[0] {
+		return append(an, bn...), append(ao, bo...)
+	}
+	nodes := make([]*loopir.Node, 0, len(an)+len(bn))
+	order := make([]int, 0, len(ao)+len(bo))
+	i, j := 0, 0
+	for i < len(ao) || j < len(bo) {
+		if j >= len(bo) || (i < len(ao) && ao[i] < bo[j]) {
+			nodes, order = append(nodes, an[i]), append(order, ao[i])
+			i++
+		} else {
+			nodes, order = append(nodes, bn[j]), append(order, bo[j])
+			j++
 		}
-		for k := range x.writes {
-			g.writes[k] = true
-		}
-		for k := range x.reads {
-			g.reads[k] = true
+	}
+	return nodes, order
+}
+
+// mergeSorted merges two sorted index lists (appending when it can).
+func mergeSorted(a, b []int) []int {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 || a[len(a)-1] < b[0] {
+		return append(a, b...)
+	}
+	if b[len(b)-1] < a[0] {
+		return append(append(make([]int, 0, len(a)+len(b)), b...), a...)
+	}
+	out := make([]int, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		if j >= len(b) || (i < len(a) && a[i] < b[j]) {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
 		}
 	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].o < ms[j].o })
-	for _, m := range ms {
-		g.nodes = append(g.nodes, m.n)
-		g.order = append(g.order, m.o)
-	}
-	return g
+	return out
 }
 
 // rankKind orders kinds by which one decides a merged group's loops.

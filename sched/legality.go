@@ -112,9 +112,19 @@ func rangeCategory(a, b *group, vertical bool) (string, bool) {
 
 // feeds reports whether b reads a buffer a writes.
 func (s *state) feeds(a, b *group) bool {
-	for _, o := range a.order {
-		for _, r := range s.succIdx[o] {
-			if s.at[r] == b {
+	if len(a.bnd) <= len(b.bnd) {
+		for _, o := range s.boundary(a) {
+			for _, r := range s.succIdx[o] {
+				if s.at[r] == b {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, o := range s.boundary(b) {
+		for _, w := range s.predIdx[o] {
+			if s.at[w] == a {
 				return true
 			}
 		}
@@ -137,7 +147,7 @@ func (s *state) succs(g *group) []*group {
 	s.stamp++
 	g.seen = s.stamp
 	var out []*group
-	for _, o := range g.order {
+	for _, o := range s.boundary(g) {
 		for _, r := range s.succIdx[o] {
 			if rg := s.at[r]; rg.seen != s.stamp {
 				rg.seen = s.stamp

@@ -66,7 +66,7 @@ func (s *state) reaches(from, to *group) bool {
 	for len(stack) > 0 {
 		g := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		for _, o := range g.order {
+		for _, o := range s.boundary(g) {
 			for _, r := range s.succIdx[o] {
 				c := s.at[r]
 				if c == to {
@@ -169,7 +169,7 @@ func (s *state) preds(g *group) []*group {
 	s.stamp++
 	g.seen = s.stamp
 	var out []*group
-	for _, o := range g.order {
+	for _, o := range s.boundary(g) {
 		for _, w := range s.predIdx[o] {
 			if pg := s.at[w]; pg.seen != s.stamp {
 				pg.seen = s.stamp
@@ -202,6 +202,41 @@ func (s *state) indexEdges() {
 			}
 		}
 	}
+}
+
+// boundary returns g's members that still have an edge leaving g, in
+// program order, first dropping the edges that became internal from each
+// member's succIdx and predIdx and the members left with none from g.bnd.
+// Every edge and member is dropped at most once over the whole fusion, so
+// the walks cost what the group's outside edges are, not its size.
+func (s *state) boundary(g *group) []int {
+	keep := g.bnd[:0]
+	for _, o := range g.bnd {
+		s.succIdx[o] = s.external(s.succIdx[o], g)
+		s.predIdx[o] = s.external(s.predIdx[o], g)
+		if len(s.succIdx[o])+len(s.predIdx[o]) > 0 {
+			keep = append(keep, o)
+		}
+	}
+	g.bnd = keep
+	return keep
+}
+
+// external drops the node indices of g's own members from list, in place
+// (a group only grows: an internal edge stays internal).
+func (s *state) external(list []int, g *group) []int {
+	for i, r := range list {
+		if s.at[r] == g {
+			out := list[:i]
+			for _, r := range list[i+1:] {
+				if s.at[r] != g {
+					out = append(out, r)
+				}
+			}
+			return out
+		}
+	}
+	return list
 }
 
 // groupHeap pops the group earliest in program order.
