@@ -7,6 +7,11 @@ import (
 	"gcdbg/tensor"
 )
 
+// Compare and Tolerance are allclose, for the unit tests of single
+// transformations (a decomposition against the op it replaces). Verdicts
+// on a run's results — outputs, grads, buffers — are package verdict's
+// accuracy rule and nothing else.
+
 // Tolerance is an allclose tolerance: |got - want| <= Atol + Rtol*|want|.
 type Tolerance struct {
 	Rtol float64 `json:"rtol"`

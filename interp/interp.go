@@ -18,7 +18,12 @@ type Inputs map[string]ir.Value
 // level (a returned tuple becomes its items). Input tensors are copied
 // first, so in-place ops in the graph never change the trace's data.
 func Run(g *ir.Graph, override Inputs) ([]ir.Value, error) {
-	env, err := Eval(g, override)
+	return RunWith(g, override, Options{})
+}
+
+// RunWith is Run under opt (the float64 reference runs).
+func RunWith(g *ir.Graph, override Inputs, opt Options) ([]ir.Value, error) {
+	env, err := evalWith(g, override, newPrecision(opt))
 	if err != nil {
 		return nil, err
 	}
@@ -38,9 +43,18 @@ func Run(g *ir.Graph, override Inputs) ([]ir.Value, error) {
 
 // Eval executes g and returns every node's value.
 func Eval(g *ir.Graph, override Inputs) (map[*ir.Node]ir.Value, error) {
+	return evalWith(g, override, nil)
+}
+
+// EvalWith is Eval under opt.
+func EvalWith(g *ir.Graph, override Inputs, opt Options) (map[*ir.Node]ir.Value, error) {
+	return evalWith(g, override, newPrecision(opt))
+}
+
+func evalWith(g *ir.Graph, override Inputs, p *precision) (map[*ir.Node]ir.Value, error) {
 	env := make(map[*ir.Node]ir.Value, len(g.Nodes))
 	for _, n := range g.Nodes {
-		v, err := evalNode(g, n, env, override)
+		v, err := evalNode(g, n, env, override, p)
 		if err != nil {
 			return env, fmt.Errorf("graph %q: node %q: %w", g.Name, n.Name, err)
 		}
@@ -49,12 +63,12 @@ func Eval(g *ir.Graph, override Inputs) (map[*ir.Node]ir.Value, error) {
 	return env, nil
 }
 
-func evalNode(g *ir.Graph, n *ir.Node, env map[*ir.Node]ir.Value, override Inputs) (ir.Value, error) {
+func evalNode(g *ir.Graph, n *ir.Node, env map[*ir.Node]ir.Value, override Inputs, p *precision) (ir.Value, error) {
 	switch n.Op {
 	case ir.Placeholder, ir.GetAttr:
 		if v, ok := override[n.Target]; ok {
 			if t, isT := v.(*tensor.Tensor); isT {
-				return t.Clone(), nil
+				return p.input(t.Clone()), nil
 			}
 			return v, nil
 		}
@@ -65,7 +79,7 @@ func evalNode(g *ir.Graph, n *ir.Node, env map[*ir.Node]ir.Value, override Input
 		if td == nil {
 			return nil, fmt.Errorf("target: %q has no tensor", n.Target)
 		}
-		return td.T.Clone(), nil
+		return p.input(td.T.Clone()), nil
 	case ir.Output:
 		return nil, nil
 	case ir.CallFunction:
@@ -79,9 +93,13 @@ func evalNode(g *ir.Graph, n *ir.Node, env map[*ir.Node]ir.Value, override Input
 		}
 		vals := make([]ir.Value, len(bound))
 		for i, b := range bound {
-			vals[i] = resolve(b, env)
+			vals[i] = p.arg(resolve(b, env))
 		}
-		return ir.Call(d, vals)
+		out, err := ir.Call(d, vals)
+		if err != nil {
+			return nil, err
+		}
+		return p.result(d, vals, out), nil
 	}
 	return nil, fmt.Errorf("op: the interpreter runs canonical graphs; %s nodes are normalized away first", n.Op)
 }

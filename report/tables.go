@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"gcdbg/interp"
+	"gcdbg/verdict"
 	"gcdbg/runner"
 	"gcdbg/stages"
 )
@@ -115,19 +115,18 @@ func loopTables(b *strings.Builder, p *provenance, ui int, u *stages.Unit) {
 	}
 }
 
-// verdict writes one comparison's cells: max abs, max rel, match.
-func verdict(c *interp.Comparison) string {
+// judgement writes one comparison's cells: max abs, max rel, and the
+// verdict with the numbers that decided it (package verdict's words).
+func judgement(c *verdict.Judgement) string {
 	if c == nil {
-		return `<td colspan="3">no reference</td>`
+		return `<td colspan="3">no reference in this trace: not compared</td>`
 	}
-	v := `<span class="ok">match</span>`
+	cls := "ok"
 	if !c.Match {
-		v = `<span class="bad">MISMATCH</span>`
-		if c.Why != "" {
-			v += " (" + esc(c.Why) + ")"
-		}
+		cls = "bad"
 	}
-	return fmt.Sprintf(`<td class="num">%.3g</td><td class="num">%.3g</td><td>%s</td>`, c.MaxAbsErr, c.MaxRelErr, v)
+	return fmt.Sprintf(`<td class="num">%.3g</td><td class="num">%.3g</td><td><span class="%s">%s</span><div class="why">%s</div></td>`,
+		c.MaxAbsErr, c.MaxRelErr, cls, esc(c.Short()), esc(c.Detail()))
 }
 
 // runTables writes one graph's run: every output and grad against
@@ -137,20 +136,16 @@ func runTables(b *strings.Builder, gr *runner.GraphResult) {
 	b.WriteString(`<table class="t run"><tr><th rowspan="2">value</th><th colspan="3">vs PyTorch (expected)</th><th colspan="3">vs gcdbg eager</th></tr>` +
 		`<tr><th>max abs err</th><th>max rel err</th><th></th><th>max abs err</th><th>max rel err</th><th></th></tr>` + "\n")
 	for _, o := range gr.Outputs {
-		fmt.Fprintf(b, "<tr><td>output %d %s%s</td>%s%s</tr>\n", o.Index, esc(o.DType), esc(fmt.Sprint(o.Shape)), verdict(o.VsExpected), verdict(o.VsEager))
+		fmt.Fprintf(b, "<tr><td>output %d %s%s</td>%s%s</tr>\n", o.Index, esc(o.DType), esc(fmt.Sprint(o.Shape)), judgement(o.VsExpected), judgement(o.VsEager))
 	}
 	for _, g := range gr.Grads {
-		fmt.Fprintf(b, `<tr><td>grad of <span class="code">%s</span></td>%s%s</tr>`+"\n", esc(g.Name), verdict(g.VsExpected), verdict(g.VsEager))
+		fmt.Fprintf(b, `<tr><td>grad of <span class="code">%s</span></td>%s%s</tr>`+"\n", esc(g.Name), judgement(g.VsExpected), judgement(g.VsEager))
+	}
+	for _, bf := range gr.Buffers {
+		fmt.Fprintf(b, `<tr><td>buffer <span class="code">%s</span> after the run</td>%s%s</tr>`+"\n", esc(bf.Name), judgement(bf.VsExpected), judgement(bf.VsEager))
 	}
 	b.WriteString("</table>\n")
-	var tols []string
-	for dt, t := range gr.Tolerance {
-		tols = append(tols, fmt.Sprintf("%s: rtol %g, atol %g", esc(dt), t.Rtol, t.Atol))
-	}
-	sort.Strings(tols)
-	if len(tols) > 0 {
-		fmt.Fprintf(b, "<p>tolerances: %s</p>\n", strings.Join(tols, "; "))
-	}
+	fmt.Fprintf(b, "<p>%s</p>\n", esc(gr.Verdict))
 	t := gr.Timing
 	b.WriteString(`<h4>timing (medians)</h4><table class="t timing"><tr><th>what</th><th>ms</th></tr>` + "\n")
 	fmt.Fprintf(b, `<tr><td>gcdbg eager interpreter (%s, %d runs)</td><td class="num">%.3f</td></tr>`+"\n", esc(t.Covers), t.Runs, t.EagerMS)

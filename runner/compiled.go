@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"gcdbg/compiler"
-	"gcdbg/interp"
 	"gcdbg/ir"
 	"gcdbg/stages"
 	"gcdbg/tensor"
@@ -110,7 +109,7 @@ type compiledRun struct {
 
 // addCompiled runs u's compiled programs and puts their results in gr:
 // the comparisons are recomputed with the compiled values.
-func addCompiled(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult) error {
+func addCompiled(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult, refs *references) error {
 	if len(u.Programs) == 0 {
 		return fmt.Errorf("graph %q: no compiled program (the loop stages did not run)", u.Captured.Name)
 	}
@@ -147,7 +146,7 @@ func addCompiled(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult) 
 			cr.outs = res.Outputs
 		}
 	}
-	return cr.fill(u, gr)
+	return cr.fill(u, gr, refs)
 }
 
 func (cr *compiledRun) add(role string, m *compiler.Manifest, res *compiler.ExecResult) {
@@ -204,53 +203,9 @@ func programInputs(m *compiler.Manifest, g *ir.Graph, saved map[string]*tensor.T
 
 // fill replaces gr's comparisons with the compiled values' and adds the
 // timings.
-func (cr *compiledRun) fill(u *stages.Unit, gr *GraphResult) error {
-	eager, err := u.RunEager()
-	if err != nil {
-		return err
-	}
-	exp := u.Captured.Expected
-	for i := range gr.Outputs {
-		o := &gr.Outputs[i]
-		if o.Index >= len(cr.outs) || cr.outs[o.Index] == nil {
-			return fmt.Errorf("graph %q: the compiled program returned no output %d", u.Captured.Name, o.Index)
-		}
-		got := cr.outs[o.Index]
-		ref, err := interp.AsTensor(eager[o.Index])
-		if err != nil {
-			return err
-		}
-		tol := interp.DefaultTolerance(got.DType)
-		c := interp.Compare(got, ref, tol)
-		o.VsEager = &c
-		if exp != nil && o.Index < len(exp.Outputs) {
-			c := interp.Compare(got, exp.Outputs[o.Index], tol)
-			o.VsExpected = &c
-		}
-	}
-	if len(gr.Grads) > 0 {
-		_, jointGrads, err := u.RunJoint()
-		if err != nil {
-			return err
-		}
-		for i := range gr.Grads {
-			g := &gr.Grads[i]
-			if i >= len(cr.grads) || cr.grads[i] == nil {
-				return fmt.Errorf("graph %q: the compiled backward returned no grad of %s", u.Captured.Name, g.Name)
-			}
-			got := cr.grads[i]
-			ref, err := interp.AsTensor(jointGrads[i])
-			if err != nil {
-				return err
-			}
-			tol := interp.DefaultTolerance(got.DType)
-			c := interp.Compare(got, ref, tol)
-			g.VsEager = &c
-			if exp != nil && exp.Grads[g.Name] != nil {
-				c := interp.Compare(got, exp.Grads[g.Name], tol)
-				g.VsExpected = &c
-			}
-		}
+func (cr *compiledRun) fill(u *stages.Unit, gr *GraphResult, refs *references) error {
+	if err := judgeGraph(u, refs, gr, tensorsToValues(cr.outs), tensorsToValues(cr.grads)); err != nil {
+		return fmt.Errorf("graph %q: compiled: %w", u.Captured.Name, err)
 	}
 	gr.Timing.CompiledMS = compiler.Median(cr.seconds) * 1e3
 	gr.Kernels = gr.Kernels[:0]

@@ -9,6 +9,7 @@ import (
 	"gcdbg/ir"
 	"gcdbg/stages"
 	"gcdbg/tensor"
+	"gcdbg/verdict"
 )
 
 // `run --input` with --device cpu runs each call on the compiled programs
@@ -28,8 +29,8 @@ type CompiledCall struct {
 	// Outputs compare with the eager interpreter at this call's inputs;
 	// Grads (training graphs: the gradients of sum(out*ones)) with the
 	// joint graph of a compile at these sizes under the interpreter.
-	Outputs []interp.Comparison `json:"outputs"`
-	Grads   []interp.Comparison `json:"grads,omitempty"`
+	Outputs []verdict.Judgement `json:"outputs"`
+	Grads   []verdict.Judgement `json:"grads,omitempty"`
 }
 
 // entryBuilds holds the built programs of each cache entry.
@@ -112,13 +113,16 @@ func (eb *entryBuilds) runCompiled(call *dynamo.Call, f dynamo.Frame) (*Compiled
 			outs = res.Outputs
 		}
 	}
-	for i, v := range call.Outputs {
-		ref, err := interp.AsTensor(v)
-		if err != nil || i >= len(outs) || outs[i] == nil {
-			cc.Outputs = append(cc.Outputs, interp.Comparison{Why: fmt.Sprintf("output %d: no tensor to compare", i)})
+	refs, err := interp.RunRefs(u.Normalized, frameOverride(f))
+	if err != nil {
+		return nil, fmt.Errorf("entry %s: eager reference: %w", e.ID, err)
+	}
+	for i := range call.Outputs {
+		if i >= len(outs) || outs[i] == nil {
+			cc.Outputs = append(cc.Outputs, verdict.Judgement{Why: fmt.Sprintf("output %d: no tensor to compare", i)})
 			continue
 		}
-		cc.Outputs = append(cc.Outputs, interp.Compare(outs[i], ref, interp.DefaultTolerance(ref.DType)))
+		cc.Outputs = append(cc.Outputs, refs.Judge(i, outs[i]))
 	}
 	if grads != nil {
 		if cc.Grads, err = compareGrads(call, f, outs, grads); err != nil {
@@ -204,7 +208,7 @@ func onesTangents(u *stages.Unit, outs []*tensor.Tensor) map[string]*tensor.Tens
 // compareGrads runs the joint graph of a compile at this call's sizes (the
 // call's static comparison compile for a symbolic entry, the entry itself
 // otherwise) on the frame with ones for tangents, and compares the grads.
-func compareGrads(call *dynamo.Call, f dynamo.Frame, outs, grads []*tensor.Tensor) ([]interp.Comparison, error) {
+func compareGrads(call *dynamo.Call, f dynamo.Frame, outs, grads []*tensor.Tensor) ([]verdict.Judgement, error) {
 	ref := call.Entry.Unit()
 	if call.Static != nil {
 		ref = call.Static
@@ -212,6 +216,28 @@ func compareGrads(call *dynamo.Call, f dynamo.Frame, outs, grads []*tensor.Tenso
 	if ref.Joint == nil {
 		return nil, fmt.Errorf("graph %q: no joint graph to compare the grads with", ref.Captured.Name)
 	}
+	over := frameOverride(f)
+	for k, v := range onesTangents(ref, outs) {
+		over[k] = v
+	}
+	refs, err := interp.RunRefs(ref.Joint.Graph, over)
+	if err != nil {
+		return nil, fmt.Errorf("joint graph at these sizes: %w", err)
+	}
+	n := ref.Joint.NumOutputs
+	var cs []verdict.Judgement
+	for i := n; i < len(refs.Native); i++ {
+		if i-n >= len(grads) || grads[i-n] == nil {
+			cs = append(cs, verdict.Judgement{Why: fmt.Sprintf("grad %d: no tensor to compare", i-n)})
+			continue
+		}
+		cs = append(cs, refs.Judge(i, grads[i-n]))
+	}
+	return cs, nil
+}
+
+// frameOverride is a call's frame as interpreter inputs.
+func frameOverride(f dynamo.Frame) interp.Inputs {
 	over := interp.Inputs{}
 	for k, v := range f {
 		if v.T != nil {
@@ -220,22 +246,5 @@ func compareGrads(call *dynamo.Call, f dynamo.Frame, outs, grads []*tensor.Tenso
 			over[k] = v.Const
 		}
 	}
-	for k, v := range onesTangents(ref, outs) {
-		over[k] = v
-	}
-	vals, err := interp.Run(ref.Joint.Graph, over)
-	if err != nil {
-		return nil, fmt.Errorf("joint graph at these sizes: %w", err)
-	}
-	want := vals[ref.Joint.NumOutputs:]
-	var cs []interp.Comparison
-	for i := range want {
-		exp, err := interp.AsTensor(want[i])
-		if err != nil || i >= len(grads) || grads[i] == nil {
-			cs = append(cs, interp.Comparison{Why: fmt.Sprintf("grad %d: no tensor to compare", i)})
-			continue
-		}
-		cs = append(cs, interp.Compare(grads[i], exp, interp.DefaultTolerance(exp.DType)))
-	}
-	return cs, nil
+	return over
 }

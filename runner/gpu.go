@@ -66,7 +66,7 @@ func openGPU(backend string) (gpu.Device, error) {
 
 // addGPU runs u's programs on the GPU and puts their results in gr; res
 // gets the device's name.
-func addGPU(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult, res *Result) error {
+func addGPU(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult, res *Result, refs *references) error {
 	dev, err := openGPU(opt.Device)
 	if err != nil {
 		return err
@@ -142,7 +142,7 @@ func addGPU(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult, res *
 			cr.outs = r.Outputs
 		}
 	}
-	if err := cr.fill(u, gr); err != nil {
+	if err := cr.fill(u, gr, refs); err != nil {
 		return err
 	}
 	for _, k := range cr.kernels {

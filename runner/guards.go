@@ -7,6 +7,7 @@ import (
 	"gcdbg/interp"
 	"gcdbg/ir"
 	"gcdbg/trace"
+	"gcdbg/verdict"
 )
 
 // GraphRecompiles is `run --input`'s record for one graph: each call (the
@@ -30,7 +31,7 @@ type CallResult struct {
 	Actions  []string `json:"actions"`
 	Outputs  []string `json:"outputs"` // f32[4, 10]
 	// VsStatic: the symbolic entry's outputs against a static compile at these sizes.
-	VsStatic []interp.Comparison `json:"vs_static,omitempty"`
+	VsStatic []verdict.Judgement `json:"vs_static,omitempty"`
 	// Reference says why PyTorch's expected values do not apply.
 	Reference string `json:"reference"`
 	// Compiled is the entry's compiled programs run on these inputs

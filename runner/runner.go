@@ -9,7 +9,7 @@ import (
 	"sort"
 	"time"
 
-	"gcdbg/interp"
+	"gcdbg/verdict"
 	"gcdbg/stages"
 	"gcdbg/trace"
 )
@@ -39,7 +39,11 @@ type GraphResult struct {
 	Timing    Timing                      `json:"timing"`
 	Kernels   []any                       `json:"kernels"`
 	Fallback  []string                    `json:"fallback_nodes"`
-	Tolerance map[string]interp.Tolerance `json:"tolerance"`
+	// Buffers compares every buffer the graph mutates (BatchNorm's running
+	// stats in training mode); empty when nothing is mutated.
+	Buffers []BufferResult `json:"buffers"`
+	// Verdict states the accuracy rule every comparison follows.
+	Verdict string `json:"verdict"`
 }
 
 // OutputResult compares one output.
@@ -47,16 +51,27 @@ type OutputResult struct {
 	Index      int                `json:"index"`
 	DType      string             `json:"dtype"`
 	Shape      []int              `json:"shape"`
-	VsExpected *interp.Comparison `json:"vs_expected,omitempty"`
-	VsEager    *interp.Comparison `json:"vs_eager,omitempty"`
+	VsExpected *verdict.Judgement `json:"vs_expected,omitempty"`
+	VsEager    *verdict.Judgement `json:"vs_eager,omitempty"`
 }
 
 // GradResult compares one gradient.
 type GradResult struct {
 	Name       string             `json:"name"`
-	VsExpected *interp.Comparison `json:"vs_expected,omitempty"`
-	VsEager    *interp.Comparison `json:"vs_eager,omitempty"`
+	VsExpected *verdict.Judgement `json:"vs_expected,omitempty"`
+	VsEager    *verdict.Judgement `json:"vs_eager,omitempty"`
 }
+
+// BufferResult compares one mutated buffer's value after the run.
+type BufferResult struct {
+	Name       string             `json:"name"`
+	VsExpected *verdict.Judgement `json:"vs_expected,omitempty"`
+	VsEager    *verdict.Judgement `json:"vs_eager,omitempty"`
+}
+
+// Rule is the accuracy rule in words, for every view that shows a verdict.
+const Rule = "match: rmse(result, float64 reference) <= multiplier x baseline_rmse + 1e-5 x rms(reference); " +
+	"the float64 reference is gcdbg's eager interpreter in float64, checked against PyTorch's result where the trace has one"
 
 // Timing holds medians in milliseconds. Covers says what they cover:
 // "forward" until the backward graph exists.
@@ -102,11 +117,11 @@ func RunUnits(tr *trace.Trace, units []*stages.Unit, opt Options) (*Result, erro
 	}
 	res := newResult(tr, opt)
 	for _, u := range units {
-		gr, err := runGraph(tr, u, opt)
+		gr, refs, err := runGraph(tr, u, opt)
 		if err == nil && opt.Device == "cpu" {
-			err = addCompiled(tr, u, opt, &gr)
+			err = addCompiled(tr, u, opt, &gr, refs)
 		} else if err == nil && IsGPU(opt.Device) {
-			err = addGPU(tr, u, opt, &gr, res) // gpu.go
+			err = addGPU(tr, u, opt, &gr, res, refs) // gpu.go
 		}
 		if err != nil {
 			return res, err
@@ -116,6 +131,9 @@ func RunUnits(tr *trace.Trace, units []*stages.Unit, opt Options) (*Result, erro
 		}
 		for _, g := range gr.Grads {
 			res.OK = res.OK && matches(g.VsExpected) && matches(g.VsEager)
+		}
+		for _, b := range gr.Buffers {
+			res.OK = res.OK && matches(b.VsExpected) && matches(b.VsEager)
 		}
 		res.Graphs = append(res.Graphs, gr)
 	}
@@ -130,13 +148,13 @@ func newResult(tr *trace.Trace, opt Options) *Result {
 	return res
 }
 
-func matches(c *interp.Comparison) bool { return c == nil || c.Match }
+func matches(c *verdict.Judgement) bool { return c == nil || c.Match }
 
-func runGraph(tr *trace.Trace, u *stages.Unit, opt Options) (GraphResult, error) {
+func runGraph(tr *trace.Trace, u *stages.Unit, opt Options) (GraphResult, *references, error) {
 	name := u.Captured.Name
 	where := func(err error) error { return fmt.Errorf("%s: graph %q: %w", tr.Where(), name, err) }
 	gr := GraphResult{Name: name, Stages: map[string]any{}, Outputs: []OutputResult{}, Grads: []GradResult{},
-		Kernels: []any{}, Fallback: []string{}, Tolerance: map[string]interp.Tolerance{}}
+		Kernels: []any{}, Fallback: []string{}, Buffers: []BufferResult{}, Verdict: Rule}
 	if u.Captured.Break != nil {
 		gr.Break = u.Captured.Break.Reason
 	}
@@ -153,70 +171,22 @@ func runGraph(tr *trace.Trace, u *stages.Unit, opt Options) (GraphResult, error)
 		gr.Stages["saved_bytes_save_everything"] = u.SaveAll.SavedBytes
 	}
 
-	eager, err := u.RunEager()
+	refs, err := newReferences(u)
 	if err != nil {
-		return gr, where(err)
+		return gr, nil, where(err)
 	}
 	outs, grads, err := u.RunPipeline()
 	if err != nil {
-		return gr, where(err)
+		return gr, nil, where(err)
 	}
-	nUser := u.UserOutputs()
-	if len(outs) < nUser || len(eager) < nUser {
-		return gr, where(fmt.Errorf("the pipeline returned %d outputs, the eager graph %d, the user's graph %d", len(outs), len(eager), nUser))
-	}
-	exp := u.Captured.Expected
-	if exp != nil && len(exp.Outputs) != nUser {
-		return gr, where(fmt.Errorf("expected.outputs: the trace lists %d outputs, the graph returns %d", len(exp.Outputs), nUser))
-	}
-	for i := 0; i < nUser; i++ {
-		got, err := interp.AsTensor(outs[i])
-		if err != nil {
-			return gr, where(fmt.Errorf("output %d: %w", i, err))
-		}
-		ref, err := interp.AsTensor(eager[i])
-		if err != nil {
-			return gr, where(fmt.Errorf("output %d: %w", i, err))
-		}
-		or := OutputResult{Index: i, DType: got.DType.String(), Shape: got.Shape}
-		tol := interp.DefaultTolerance(got.DType)
-		gr.Tolerance[got.DType.String()] = tol
-		c := interp.Compare(got, ref, tol)
-		or.VsEager = &c
-		if exp != nil {
-			c := interp.Compare(got, exp.Outputs[i], tol)
-			or.VsExpected = &c
-		}
-		gr.Outputs = append(gr.Outputs, or)
-	}
-	if u.Joint != nil {
-		_, jointGrads, err := u.RunJoint()
-		if err != nil {
-			return gr, where(err)
-		}
-		for i, target := range u.Joint.GradTargets {
-			got, err := interp.AsTensor(grads[i])
-			if err != nil {
-				return gr, where(fmt.Errorf("grad of %s: %w", target, err))
-			}
-			ref, _ := interp.AsTensor(jointGrads[i])
-			tol := interp.DefaultTolerance(got.DType)
-			c := interp.Compare(got, ref, tol)
-			g := GradResult{Name: target, VsEager: &c}
-			if exp != nil {
-				if want := exp.Grads[target]; want != nil {
-					c := interp.Compare(got, want, tol)
-					g.VsExpected = &c
-				}
-			}
-			gr.Grads = append(gr.Grads, g)
-		}
+	if err := judgeGraph(u, refs, &gr, outs, grads); err != nil {
+		return gr, nil, where(err)
 	}
 	gr.Timing, err = timeEager(u, opt.Runs)
 	if err != nil {
-		return gr, where(err)
+		return gr, nil, where(err)
 	}
-	return gr, nil
+	return gr, refs, nil
 }
 
 // timeEager times gcdbg's eager reference like for like with the producer's

@@ -5,6 +5,7 @@ import (
 
 	"gcdbg/interp"
 	"gcdbg/ir"
+	"gcdbg/tensor"
 )
 
 // Execution of a Unit's artifacts under the eager interpreter: what `run`
@@ -14,7 +15,7 @@ import (
 // graphs are the user's (the rest are written-back mutated inputs).
 func (u *Unit) UserOutputs() int {
 	if u.Functional != nil {
-		return FunctionalInfoOf(u.Functional).NumOutputs
+		return u.FunctionalInfo().NumOutputs
 	}
 	return len(u.Captured.Outputs())
 }
@@ -64,4 +65,63 @@ func (u *Unit) RunPipeline() (outs, grads []ir.Value, err error) {
 		return nil, nil, err
 	}
 	return fwd[:j.NumOutputs], grads, nil
+}
+
+// RefRun is one graph's results under one interpreter precision: the
+// user's outputs, the grads (training graphs) and the values after the run
+// of every buffer the graph mutates, keyed by the buffer's Target.
+type RefRun struct {
+	Outputs []ir.Value
+	Grads   []ir.Value
+	Buffers map[string]*tensor.Tensor
+}
+
+// RunReference runs gcdbg's eager reference under opt: the normalized
+// graph for outputs and mutated buffers, the joint graph for grads. The
+// accuracy verdict runs it in float64 (and in float64 with simulated
+// float32 rounding) beside the native run.
+func (u *Unit) RunReference(opt interp.Options) (*RefRun, error) {
+	env, err := interp.EvalWith(u.Normalized, nil, opt)
+	if err != nil {
+		return nil, err
+	}
+	ref := &RefRun{Buffers: map[string]*tensor.Tensor{}}
+	if out := u.Normalized.OutputNode(); out != nil && len(out.Args) > 0 {
+		v := ir.MapArg(out.Args[0], func(n *ir.Node) ir.Arg { return env[n] })
+		switch x := v.(type) {
+		case ir.Tuple:
+			ref.Outputs = []ir.Value(x)
+		case ir.List:
+			ref.Outputs = []ir.Value(x)
+		default:
+			ref.Outputs = []ir.Value{v}
+		}
+	}
+	for _, wb := range u.Writebacks() {
+		for _, n := range u.Normalized.Nodes {
+			if (n.Op == ir.Placeholder || n.Op == ir.GetAttr) && n.Target == wb.Target {
+				if t, ok := env[n].(*tensor.Tensor); ok {
+					ref.Buffers[wb.Target] = t
+				}
+			}
+		}
+	}
+	if u.Joint != nil {
+		vals, err := interp.RunWith(u.Joint.Graph, nil, opt)
+		if err != nil {
+			return nil, err
+		}
+		if len(vals) != u.Joint.NumOutputs+len(u.Joint.GradTargets) {
+			return nil, fmt.Errorf("graph %q: joint graph returned %d values, want %d outputs + %d grads", u.Captured.Name, len(vals), u.Joint.NumOutputs, len(u.Joint.GradTargets))
+		}
+		ref.Grads = vals[u.Joint.NumOutputs:]
+	}
+	return ref, nil
+}
+
+// Writebacks are the graph's mutated inputs (BatchNorm's running stats in
+// training mode): the functional graph returns each after the user's
+// outputs, at Writeback.Output.
+func (u *Unit) Writebacks() []Writeback {
+	return u.FunctionalInfo().Writebacks
 }

@@ -8,10 +8,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"gcdbg/interp"
 	"gcdbg/runner"
 	"gcdbg/stages"
 	"gcdbg/trace"
+	"gcdbg/verdict"
 )
 
 // The run panel is the explorer's only use of runner: `r` runs runner.Run
@@ -130,11 +130,7 @@ func (r *runPanel) view() string {
 	if res == nil {
 		return sb.String()
 	}
-	verdict := styles.ok.Render("PASS: every output and gradient matches PyTorch and gcdbg's eager reference")
-	if !res.OK {
-		verdict = styles.bad.Render("FAIL: some values differ (see ✗)")
-	}
-	fmt.Fprintf(&sb, "%s  (%s, took %s)\n", verdict, res.Device, r.took.Round(time.Millisecond))
+	fmt.Fprintf(&sb, "%s  (%s, took %s)\n", passLine(res), res.Device, r.took.Round(time.Millisecond))
 	for _, g := range res.Graphs {
 		fmt.Fprintf(&sb, "graph %s", g.Name)
 		if k, ok := g.Stages["kernels"]; ok {
@@ -149,6 +145,12 @@ func (r *runPanel) view() string {
 		}
 		for _, gr := range g.Grads {
 			fmt.Fprintf(&sb, "  grad %-28s vs PyTorch %s  vs eager %s\n", gr.Name, cmp(gr.VsExpected), cmp(gr.VsEager))
+		}
+		for _, b := range g.Buffers {
+			fmt.Fprintf(&sb, "  buffer %-26s vs PyTorch %s  vs eager %s\n", b.Name, cmp(b.VsExpected), cmp(b.VsEager))
+		}
+		for _, line := range mismatchDetails(&g) {
+			sb.WriteString("  " + styles.bad.Render(line) + "\n")
 		}
 		t := g.Timing
 		fmt.Fprintf(&sb, "  time (%s, median of %d): gcdbg eager %.3f ms", t.Covers, t.Runs, t.EagerMS)
@@ -206,17 +208,55 @@ func cut(s string, n int) string {
 	return s[:n-1] + "…"
 }
 
-// cmp renders one comparison: ✓/✗ and the largest absolute error.
-func cmp(c *interp.Comparison) string {
-	if c == nil {
-		return styles.dim.Render("—")
+// cmp renders one judgement in verdict's own words (✓/✗, rmse against
+// its bound), coloured.
+func cmp(j *verdict.Judgement) string {
+	switch {
+	case j == nil:
+		return styles.dim.Render(j.Short())
+	case j.Match:
+		return styles.ok.Render(j.Short())
 	}
-	if c.Why != "" {
-		return styles.bad.Render("✗ " + c.Why)
+	return styles.bad.Render(j.Short())
+}
+
+// passLine is the run's verdict line: it claims a comparison with PyTorch
+// only when the trace held PyTorch's values.
+func passLine(res *runner.Result) string {
+	if !res.OK {
+		return styles.bad.Render("FAIL: some values differ (see ✗ and the details below)")
 	}
-	mark := styles.ok.Render("✓")
-	if !c.Match {
-		mark = styles.bad.Render("✗")
+	compared := false
+	for _, g := range res.Graphs {
+		for _, o := range g.Outputs {
+			compared = compared || o.VsExpected != nil
+		}
 	}
-	return fmt.Sprintf("%s max|Δ| %.2g", mark, c.MaxAbsErr)
+	if compared {
+		return styles.ok.Render("PASS: every output, gradient and buffer matches PyTorch and gcdbg's float64 reference")
+	}
+	return styles.ok.Render("PASS vs gcdbg's float64 reference · vs PyTorch: no reference in this trace, nothing compared")
+}
+
+// mismatchDetails are the Detail lines of the failing comparisons.
+func mismatchDetails(g *runner.GraphResult) []string {
+	var out []string
+	add := func(what string, cs ...*verdict.Judgement) {
+		for i, c := range cs {
+			if c != nil && !c.Match {
+				against := [...]string{"vs PyTorch", "vs eager"}[i]
+				out = append(out, fmt.Sprintf("✗ %s %s: %s", what, against, c.Detail()))
+			}
+		}
+	}
+	for _, o := range g.Outputs {
+		add(fmt.Sprintf("output %d", o.Index), o.VsExpected, o.VsEager)
+	}
+	for _, gr := range g.Grads {
+		add("grad "+gr.Name, gr.VsExpected, gr.VsEager)
+	}
+	for _, b := range g.Buffers {
+		add("buffer "+b.Name, b.VsExpected, b.VsEager)
+	}
+	return out
 }

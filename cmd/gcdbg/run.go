@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"gcdbg/interp"
+	"gcdbg/verdict"
 	"gcdbg/runner"
 	"gcdbg/trace"
 )
@@ -86,25 +86,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 }
 
 // printComparisons prints the pipeline's result against PyTorch and against
-// gcdbg's eager reference, one line each.
-func printComparisons(w io.Writer, vsExpected, vsEager *interp.Comparison) {
-	line := func(label string, c *interp.Comparison) {
-		verdict := "match"
-		if !c.Match {
-			verdict = "MISMATCH"
-			if c.Why != "" {
-				verdict += " (" + c.Why + ")"
-			}
-		}
-		fmt.Fprintf(w, "    %-22s max abs err %-9.3g max rel err %-9.3g %s\n", label, c.MaxAbsErr, c.MaxRelErr, verdict)
-	}
+// gcdbg's eager reference, one line each, in the verdict's own words.
+func printComparisons(w io.Writer, vsExpected, vsEager *verdict.Judgement) {
 	if vsExpected != nil {
-		line("vs PyTorch:", vsExpected)
+		fmt.Fprintf(w, "    %-16s %s\n", "vs PyTorch:", vsExpected.Detail())
 	} else {
-		fmt.Fprintln(w, "    vs PyTorch:            no reference in the trace")
+		fmt.Fprintf(w, "    %-16s no reference in this trace: nothing compared with PyTorch\n", "vs PyTorch:")
 	}
 	if vsEager != nil {
-		line("vs gcdbg eager:", vsEager)
+		fmt.Fprintf(w, "    %-16s %s\n", "vs gcdbg eager:", vsEager.Detail())
 	}
 }
 
@@ -122,13 +112,6 @@ func printRun(w io.Writer, path string, res *runner.Result) {
 			fmt.Fprintf(w, "  (graph break after it: %s)", g.Break)
 		}
 		fmt.Fprintln(w)
-		var tols []string
-		for dt, t := range g.Tolerance {
-			tols = append(tols, fmt.Sprintf("%s rtol %g atol %g", dt, t.Rtol, t.Atol))
-		}
-		if len(tols) > 0 {
-			fmt.Fprintf(w, "  tolerances: %s\n", strings.Join(tols, "; "))
-		}
 		for _, o := range g.Outputs {
 			fmt.Fprintf(w, "  output %d %s%v\n", o.Index, o.DType, o.Shape)
 			printComparisons(w, o.VsExpected, o.VsEager)
@@ -137,15 +120,20 @@ func printRun(w io.Writer, path string, res *runner.Result) {
 			fmt.Fprintf(w, "  grad of %s\n", gd.Name)
 			printComparisons(w, gd.VsExpected, gd.VsEager)
 		}
+		for _, b := range g.Buffers {
+			fmt.Fprintf(w, "  buffer %s after the run\n", b.Name)
+			printComparisons(w, b.VsExpected, b.VsEager)
+		}
 		if sb, ok := g.Stages["saved_bytes"]; ok {
 			fmt.Fprintf(w, "  min-cut partition saves %d bytes for backward (save-everything: %d)\n", sb, g.Stages["saved_bytes_save_everything"])
 		}
 		printTiming(w, &g)
 		printCompiled(w, &g)
 	}
+	fmt.Fprintf(w, "\n(%s)\n", runner.Rule)
 	if res.OK {
-		fmt.Fprintln(w, "\nverdict: every output matches")
+		fmt.Fprintln(w, "verdict: every output, gradient and buffer matches")
 	} else {
-		fmt.Fprintln(w, "\nverdict: MISMATCH")
+		fmt.Fprintln(w, "verdict: MISMATCH")
 	}
 }

@@ -1,0 +1,211 @@
+package runner
+
+import (
+	"fmt"
+
+	"gcdbg/interp"
+	"gcdbg/ir"
+	"gcdbg/stages"
+	"gcdbg/tensor"
+	"gcdbg/verdict"
+)
+
+// references are the runs of gcdbg's eager reference one graph's verdicts
+// need: in the graph's own dtype (vs_eager's values), in float64 (F) and in
+// float64 with simulated float32 rounding (the baseline's noise).
+type references struct {
+	native, f64, noise *stages.RefRun
+	// f64Err says why there is no float64 reference.
+	f64Err error
+	exp    *ir.Expected
+}
+
+// noiseSeed makes the simulated rounding reproducible run to run.
+const noiseSeed = 0x6763646267
+
+func newReferences(u *stages.Unit) (*references, error) {
+	native, err := u.RunReference(interp.Options{})
+	if err != nil {
+		return nil, err
+	}
+	r := &references{native: native, exp: u.Captured.Expected}
+	if r.f64, r.f64Err = u.RunReference(interp.Options{Precision: interp.Float64}); r.f64Err == nil {
+		r.noise, _ = u.RunReference(interp.Options{Precision: interp.Float64Noise, Seed: noiseSeed})
+	}
+	return r, nil
+}
+
+// what selects one compared value across the reference runs.
+type what struct {
+	kind  string // output, grad, buffer
+	index int    // outputs and grads
+	name  string // grads and buffers
+}
+
+func (w what) pick(rr *stages.RefRun) *tensor.Tensor {
+	if rr == nil {
+		return nil
+	}
+	var v ir.Value
+	switch w.kind {
+	case "output":
+		if w.index < len(rr.Outputs) {
+			v = rr.Outputs[w.index]
+		}
+	case "grad":
+		if w.index < len(rr.Grads) {
+			v = rr.Grads[w.index]
+		}
+	case "buffer":
+		if t := rr.Buffers[w.name]; t != nil {
+			return t
+		}
+	}
+	if v == nil {
+		return nil
+	}
+	t, err := interp.AsTensor(v)
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
+// expected is PyTorch's value of w, nil when the trace has none.
+func (r *references) expected(w what) *tensor.Tensor {
+	if r.exp == nil {
+		return nil
+	}
+	switch w.kind {
+	case "output":
+		if w.index < len(r.exp.Outputs) {
+			return r.exp.Outputs[w.index]
+		}
+	case "grad":
+		return r.exp.Grads[w.name]
+	case "buffer":
+		return r.exp.Buffers[w.name]
+	}
+	return nil
+}
+
+// judge gives got's two verdicts: against PyTorch's value (nil when the
+// trace has none: no comparison is claimed) and against gcdbg's eager
+// result; both under the one accuracy rule of package verdict.
+func (r *references) judge(w what, got *tensor.Tensor) (vsExpected, vsEager *verdict.Judgement) {
+	native, f64, noise, pt := w.pick(r.native), w.pick(r.f64), w.pick(r.noise), r.expected(w)
+	note := ""
+	if r.f64Err != nil {
+		note = r.f64Err.Error()
+	} else if f64 == nil {
+		note = "the float64 run has no such value"
+	}
+	var base []verdict.Baseline
+	if pt != nil {
+		base = append(base, verdict.Baseline{Name: "PyTorch float32", T: pt})
+	}
+	if native != nil {
+		base = append(base, verdict.Baseline{Name: "gcdbg eager " + native.DType.String(), T: native})
+	}
+	if noise != nil {
+		base = append(base, verdict.Baseline{Name: "simulated float32 rounding", T: noise})
+	}
+	if native != nil {
+		j := verdict.Judge(verdict.Input{Result: got, Against: native, Ref64: f64, RefNote: note, Baselines: base})
+		vsEager = &j
+	} else {
+		vsEager = &verdict.Judgement{Why: fmt.Sprintf("gcdbg's eager run has no %s %s", w.kind, w.label())}
+	}
+	if pt != nil {
+		j := verdict.Judge(verdict.Input{Result: got, Against: pt, Ref64: f64, RefNote: note, Baselines: base,
+			Independent: pt, Noise: noise})
+		vsExpected = &j
+	}
+	return vsExpected, vsEager
+}
+
+func (w what) label() string {
+	if w.name != "" {
+		return w.name
+	}
+	return fmt.Sprint(w.index)
+}
+
+// judgeGraph fills gr's outputs, grads and buffers with the verdicts on
+// the values a backend computed: outs (every output of the program that
+// computes the user's outputs, write-backs included) and grads.
+func judgeGraph(u *stages.Unit, r *references, gr *GraphResult, outs, grads []ir.Value) error {
+	nUser := u.UserOutputs()
+	if len(outs) < nUser {
+		return fmt.Errorf("the backend returned %d outputs, the user's graph %d", len(outs), nUser)
+	}
+	if r.exp != nil && len(r.exp.Outputs) != nUser {
+		return fmt.Errorf("expected.outputs: the trace lists %d outputs, the graph returns %d", len(r.exp.Outputs), nUser)
+	}
+	gr.Outputs = gr.Outputs[:0]
+	for i := 0; i < nUser; i++ {
+		got, err := interp.AsTensor(outs[i])
+		if err != nil {
+			return fmt.Errorf("output %d: %w", i, err)
+		}
+		or := OutputResult{Index: i, DType: got.DType.String(), Shape: got.Shape}
+		or.VsExpected, or.VsEager = r.judge(what{kind: "output", index: i}, got)
+		gr.Outputs = append(gr.Outputs, or)
+	}
+	gr.Buffers = gr.Buffers[:0]
+	for _, wb := range u.Writebacks() {
+		b := BufferResult{Name: wb.Target}
+		if wb.Output < len(outs) {
+			if got, err := interp.AsTensor(outs[wb.Output]); err == nil {
+				b.VsExpected, b.VsEager = r.judge(what{kind: "buffer", name: wb.Target}, got)
+			}
+		}
+		if b.VsEager == nil {
+			b.VsEager = &verdict.Judgement{Why: fmt.Sprintf("the backend returned no value for buffer %s", wb.Target)}
+		}
+		gr.Buffers = append(gr.Buffers, b)
+	}
+	if r.exp != nil {
+		for _, name := range r.exp.BufferOrder {
+			if !hasBuffer(gr.Buffers, name) {
+				gr.Buffers = append(gr.Buffers, BufferResult{Name: name, VsExpected: &verdict.Judgement{
+					Why: "PyTorch updated this buffer, gcdbg's graph does not write it"}})
+			}
+		}
+	}
+	gr.Grads = gr.Grads[:0]
+	if u.Joint == nil {
+		return nil
+	}
+	for i, target := range u.Joint.GradTargets {
+		g := GradResult{Name: target}
+		if i >= len(grads) || grads[i] == nil {
+			g.VsEager = &verdict.Judgement{Why: "the backend returned no gradient"}
+		} else if got, err := interp.AsTensor(grads[i]); err != nil {
+			return fmt.Errorf("grad of %s: %w", target, err)
+		} else {
+			g.VsExpected, g.VsEager = r.judge(what{kind: "grad", index: i, name: target}, got)
+		}
+		gr.Grads = append(gr.Grads, g)
+	}
+	return nil
+}
+
+func hasBuffer(bs []BufferResult, name string) bool {
+	for _, b := range bs {
+		if b.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func tensorsToValues(ts []*tensor.Tensor) []ir.Value {
+	vs := make([]ir.Value, len(ts))
+	for i, t := range ts {
+		if t != nil {
+			vs[i] = t
+		}
+	}
+	return vs
+}

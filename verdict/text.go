@@ -1,0 +1,79 @@
+package verdict
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The words every view uses for a judgement: the CLI, the TUI's run panel,
+// watch mode, the report and bench print these and nothing of their own.
+
+// Short is one judgement in a few words: "✓ rmse 1.2e-07 ≤ 6.8e-07" or
+// "✗ rmse 3.1e-03 > 6.8e-07". nil is "—" (nothing was compared).
+func (j *Judgement) Short() string {
+	if j == nil {
+		return "—"
+	}
+	mark := "✓"
+	if !j.Match {
+		mark = "✗"
+	}
+	if j.Reference == "exact" {
+		if j.Match {
+			return mark + " equal"
+		}
+		return fmt.Sprintf("%s max|Δ| %.3g", mark, j.MaxAbsErr)
+	}
+	if j.Multiplier == 0 {
+		// Not judged numerically: a shape, dtype or missing value.
+		return mark + " " + j.Why
+	}
+	op := "≤"
+	if !(j.RMSE <= j.Bound()) {
+		op = ">"
+	}
+	s := fmt.Sprintf("%s rmse %.2g %s %.2g", mark, j.RMSE, op, j.Bound())
+	if j.Check != nil && !j.Check.Agree {
+		s += " · reference ≠ PyTorch"
+	}
+	return s
+}
+
+// Bound is the largest rmse that matches.
+func (j *Judgement) Bound() float64 { return j.Multiplier*j.BaselineRMSE + j.Floor }
+
+// Detail is the judgement with every number that decided it, one line.
+func (j *Judgement) Detail() string {
+	if j == nil {
+		return "not compared"
+	}
+	var b strings.Builder
+	if j.Match {
+		b.WriteString("match")
+	} else {
+		b.WriteString("MISMATCH")
+	}
+	if j.Multiplier != 0 {
+		fmt.Fprintf(&b, ": rmse %.3g vs bound %.3g (= %g × baseline %.3g + floor %.3g)", j.RMSE, j.Bound(), j.Multiplier, j.BaselineRMSE, j.Floor)
+	}
+	fmt.Fprintf(&b, "; max abs err %.3g, max rel err %.3g", j.MaxAbsErr, j.MaxRelErr)
+	if j.Check != nil {
+		fmt.Fprintf(&b, "; reference vs PyTorch rmse %.3g, float32 rounding ≈ %.3g", j.Check.RMSE, j.Check.NoiseRMSE)
+	}
+	if !j.Match && j.Why != "" {
+		fmt.Fprintf(&b, " — %s", j.Why)
+	}
+	if !j.Match && j.Worst != nil {
+		b.WriteString("; worst " + j.Worst.String())
+	}
+	return b.String()
+}
+
+// String is "element [3 17]: got 1.25, expected 1.5 (float64 reference 1.5)".
+func (e *Element) String() string {
+	s := fmt.Sprintf("element %v: got %.9g, expected %.9g", e.Index, float64(e.Got), float64(e.Want))
+	if e.Ref != nil {
+		s += fmt.Sprintf(" (float64 reference %.9g)", float64(*e.Ref))
+	}
+	return s
+}
