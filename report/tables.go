@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"gcdbg/verdict"
 	"gcdbg/runner"
 	"gcdbg/stages"
+	"gcdbg/verdict"
 )
 
 // The tables below the stage columns: the scheduler's decisions, the

@@ -9,9 +9,9 @@ import (
 	"sort"
 	"time"
 
-	"gcdbg/verdict"
 	"gcdbg/stages"
 	"gcdbg/trace"
+	"gcdbg/verdict"
 )
 
 // Result is `gcdbg run --json`.
@@ -31,14 +31,14 @@ type Result struct {
 
 // GraphResult is one graph's comparison.
 type GraphResult struct {
-	Name      string                      `json:"name"`
-	Break     string                      `json:"break,omitempty"`
-	Outputs   []OutputResult              `json:"outputs"`
-	Grads     []GradResult                `json:"grads"`
-	Stages    map[string]any              `json:"stages"`
-	Timing    Timing                      `json:"timing"`
-	Kernels   []any                       `json:"kernels"`
-	Fallback  []string                    `json:"fallback_nodes"`
+	Name     string         `json:"name"`
+	Break    string         `json:"break,omitempty"`
+	Outputs  []OutputResult `json:"outputs"`
+	Grads    []GradResult   `json:"grads"`
+	Stages   map[string]any `json:"stages"`
+	Timing   Timing         `json:"timing"`
+	Kernels  []any          `json:"kernels"`
+	Fallback []string       `json:"fallback_nodes"`
 	// Buffers compares every buffer the graph mutates (BatchNorm's running
 	// stats in training mode); empty when nothing is mutated.
 	Buffers []BufferResult `json:"buffers"`

@@ -7,9 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"gcdbg/verdict"
 	"gcdbg/runner"
 	"gcdbg/trace"
+	"gcdbg/verdict"
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
