@@ -96,7 +96,7 @@ func TestChromiumRendersReport(t *testing.T) {
 		t.Error("the selected node itself is not marked")
 	}
 	// The drawings' nodes are coloured too (graph stages are drawn by
-	// render/graph, one <g> per node).
+	// viz, one <g> per node).
 	if n := len(regexp.MustCompile(`<g class="node gn pv pv0[^"]*" data-node`).FindAllString(dom, -1)); n < 5 {
 		t.Errorf("%d drawn nodes coloured, want one per graph stage at least", n)
 	}

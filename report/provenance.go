@@ -8,18 +8,27 @@ import (
 )
 
 // provenance numbers every node of every graph stage (and every buffer,
-// loop node and kernel of the loop stages) and records the nodes each came
-// from, following ir.Node.From across stages and loopir's Origins into the
-// graph it was lowered from. The page's script walks these edges both ways,
-// so clicking a name colours its ancestors and descendants in every stage.
+// loop node, kernel and fused group the loop stages print) for the page's
+// script, with the nodes each came from. The edges are stages.Provenance's
+// (ir.Node.From into each stage's Parent, loop names through their
+// Origins): the report numbers them, it does not decide them. The script
+// walks the edges both ways, so clicking a name colours its ancestors and
+// descendants in every stage.
 type provenance struct {
 	ids   map[string]int
 	from  map[int][]int
 	label []string // "g0 joint: mm_1", the tooltip of every occurrence (set by the script)
+	units map[int]*unitProv
+}
+
+// unitProv is one Unit's index and its programs by role.
+type unitProv struct {
+	sp     *stages.Provenance
+	byRole map[string]int
 }
 
 func newProvenance() *provenance {
-	return &provenance{ids: map[string]int{}, from: map[int][]int{}}
+	return &provenance{ids: map[string]int{}, from: map[int][]int{}, units: map[int]*unitProv{}}
 }
 
 func provKey(unit int, scope, name string) string {
@@ -53,124 +62,81 @@ func (p *provenance) link(child, parent int) {
 	p.from[child] = append(p.from[child], parent)
 }
 
-// provenanceParent names the stage a graph stage's From refers to when it
-// is not simply the previous graph stage: both halves of the partition
-// come from the joint graph.
-var provenanceParent = map[string]string{"forward": "joint", "backward": "joint"}
-
-// loopScope is the scope the loop stages (loopir, fusion, memory) share
-// for one compiled program: the same buffer is one value in all three.
+// loopScope is the scope the loop stages (loopir, fusion, memory, the
+// code) share for one compiled program: the same buffer is one value in
+// all of them.
 func loopScope(role string) string { return "loop " + role }
 
-// graphStageOfRole is the graph stage a loop program was lowered from.
-func graphStageOfRole(role string) string {
-	if role == "inference" {
-		return "decomposed"
-	}
-	return role
-}
-
-// addUnit records every graph stage's nodes and loop program of unit ui.
+// addUnit records every graph stage's nodes and every loop program's
+// buffers, loop nodes and kernels of unit ui.
 func (p *provenance) addUnit(ui int, u *stages.Unit) {
 	gname := u.Captured.Name
-	prev := ""
-	for _, st := range stages.Table {
-		if st.Graph == nil {
-			continue
-		}
-		g := st.Graph(u)
+	sp := stages.NewProvenance(u)
+	up := &unitProv{sp: sp, byRole: map[string]int{}}
+	p.units[ui] = up
+	for i, st := range stages.Table {
+		g := sp.Graph(i)
 		if g == nil {
 			continue
 		}
-		parent := prev
-		if pp, ok := provenanceParent[st.Name]; ok {
-			parent = pp
-		}
 		for _, n := range g.Nodes {
 			id := p.id(ui, st.Name, n.Name, gname)
-			for _, f := range n.From {
-				if pid, ok := p.lookup(ui, parent, f); ok && parent != "" {
+			for _, r := range sp.Up(stages.NodeRef{Stage: i, Name: n.Name}) {
+				if pid, ok := p.lookup(ui, stages.Table[r.Stage].Name, r.Name); ok {
 					p.link(id, pid)
 				}
 			}
 		}
-		prev = st.Name
 	}
-	for _, lp := range u.Programs {
+	for i, lp := range u.Programs {
+		up.byRole[lp.Role] = i
 		if lp.Loops == nil {
 			continue
 		}
-		scope, src := loopScope(lp.Role), graphStageOfRole(lp.Role)
-		linkTo := func(id int, node string) {
-			if pid, ok := p.lookup(ui, src, node); ok {
-				p.link(id, pid)
-			}
-		}
+		scope := loopScope(lp.Role)
 		for _, name := range lp.Loops.Order {
-			b := lp.Loops.Buffers[name]
-			if b == nil {
-				continue
-			}
-			linkTo(p.id(ui, scope, name, gname), b.Node)
+			p.group(ui, scope, name, gname)
 		}
 		for _, n := range lp.Loops.Nodes {
-			id := p.id(ui, scope, n.Name, gname)
-			for _, o := range n.Origins {
-				linkTo(id, o)
-			}
-			if n.IRNode != "" {
-				linkTo(id, n.IRNode)
-			}
+			p.group(ui, scope, n.Name, gname)
 		}
-		if lp.Schedule == nil {
-			continue
-		}
-		for _, k := range lp.Schedule.Kernels {
-			id := p.id(ui, scope, k.Name, gname)
-			names := make([]string, len(k.Nodes))
-			for i, n := range k.Nodes {
-				names[i] = n.Name
-				if nid, ok := p.lookup(ui, scope, n.Name); ok {
-					p.link(id, nid)
-				}
-			}
-			// The scheduler names a fused group by its nodes (buf0_buf1).
-			if gid, ok := p.group(ui, scope, strings.Join(names, "_"), gname); ok && gid != id {
-				p.link(id, gid)
+		if lp.Schedule != nil {
+			for _, k := range lp.Schedule.Kernels {
+				p.group(ui, scope, k.Name, gname)
 			}
 		}
 	}
 }
 
-// group links a fused-group name (buf0_buf1, named by its nodes joined
-// with "_") to its members; it returns false when name is not one.
-// Buffer names contain "_" themselves (arg0_1), so parts are rejoined
-// greedily, longest known name first.
+// group returns the id of a name a loop stage prints (a buffer, loop
+// node, kernel or fused group such as buf0_buf1), linked to the graph
+// nodes stages.Provenance resolves it to; false when it resolves to none.
 func (p *provenance) group(ui int, scope, name, graph string) (int, bool) {
 	if id, ok := p.lookup(ui, scope, name); ok {
 		return id, true
 	}
-	parts := strings.Split(name, "_")
-	var members []int
-	for i := 0; i < len(parts); {
-		found := false
-		for j := len(parts); j > i; j-- {
-			if id, ok := p.lookup(ui, scope, strings.Join(parts[i:j], "_")); ok {
-				members = append(members, id)
-				i, found = j, true
-				break
-			}
-		}
-		if !found {
-			return 0, false
+	up := p.units[ui]
+	role, ok := strings.CutPrefix(scope, "loop ")
+	if up == nil || !ok {
+		return 0, false
+	}
+	prog, ok := up.byRole[role]
+	if !ok {
+		return 0, false
+	}
+	refs := up.sp.Resolve(prog, name)
+	var parents []int
+	for _, r := range refs {
+		if pid, ok := p.lookup(ui, stages.Table[r.Stage].Name, r.Name); ok {
+			parents = append(parents, pid)
 		}
 	}
-	if len(members) < 2 {
+	if len(parents) == 0 {
 		return 0, false
 	}
 	id := p.id(ui, scope, name, graph)
-	for _, m := range members {
-		p.link(id, m)
+	for _, pid := range parents {
+		p.link(id, pid)
 	}
 	return id, true
 }

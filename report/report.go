@@ -13,9 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"gcdbg/outfile"
 	"gcdbg/runner"
 	"gcdbg/stages"
 	"gcdbg/trace"
@@ -32,18 +32,12 @@ func Write(tr *trace.Trace, units []*stages.Unit, res *runner.Result, dir string
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "index.html"), page, 0o644); err != nil {
+	// Never through a symbolic link planted in dir (package outfile).
+	if err := outfile.WriteFile(dir, "index.html", page, 0o644); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
 }
-
-// defaultOpen are the columns open when the page loads (the others fold
-// to a thin title): the capture, the core ops, what runs, and the kernels.
-var defaultOpen = map[string]bool{"captured": true, "decomposed": true, "forward": true, "fusion": true}
-
-// loopStages are the stages whose text names buffers and kernels.
-var loopStages = map[string]bool{"loopir": true, "fusion": true, "memory": true, "kernels": true}
 
 // Render returns the page.
 func Render(tr *trace.Trace, units []*stages.Unit, res *runner.Result) ([]byte, error) {
@@ -137,7 +131,7 @@ func graphSection(b *strings.Builder, p *provenance, ui int, u *stages.Unit, gr 
 	}
 	var cols []*column
 	last := ""
-	for _, st := range stages.Table {
+	for si, st := range stages.Table {
 		text, ok := printStage(st, u)
 		nodes := -1
 		if st.Graph != nil {
@@ -152,7 +146,7 @@ func graphSection(b *strings.Builder, p *provenance, ui int, u *stages.Unit, gr 
 			continue
 		}
 		last = text
-		cols = append(cols, &column{names: []string{st.Name}, nodes: nodes, html: stageBody(p, ui, u, st, text, ok)})
+		cols = append(cols, &column{names: []string{st.Name}, nodes: nodes, html: stageBody(p, ui, u, si, text, ok)})
 	}
 	b.WriteString(`<div class="pipeline">`)
 	for _, c := range cols {
@@ -168,7 +162,8 @@ func graphSection(b *strings.Builder, p *provenance, ui int, u *stages.Unit, gr 
 	for _, c := range cols {
 		open := false
 		for _, n := range c.names {
-			open = open || defaultOpen[n]
+			st, _ := stages.Lookup(n)
+			open = open || st.Open
 		}
 		cls := "col"
 		if !open {
@@ -208,7 +203,8 @@ func printStage(st stages.Stage, u *stages.Unit) (text string, ok bool) {
 
 // stageBody is a column's content: the stage's one-line explanation, its
 // drawing (graph stages), and its highlighted text with linked names.
-func stageBody(p *provenance, ui int, u *stages.Unit, st stages.Stage, text string, ok bool) string {
+func stageBody(p *provenance, ui int, u *stages.Unit, si int, text string, ok bool) string {
+	st := stages.Table[si]
 	var b strings.Builder
 	fmt.Fprintf(&b, "<p class=\"explain\">%s</p>\n", esc(st.Explain))
 	if !ok {
@@ -216,30 +212,25 @@ func stageBody(p *provenance, ui int, u *stages.Unit, st stages.Stage, text stri
 		return b.String()
 	}
 	var lk linker
-	lang := "python"
+	lang := st.Lang
+	sp := p.units[ui].sp
 	switch {
-	case st.Graph != nil && st.Graph(u) != nil:
-		g := st.Graph(u)
+	case sp.Graph(si) != nil:
+		g := sp.Graph(si)
 		gl := graphLinker{p: p, unit: ui, stage: st.Name}
 		lk = gl
-		if svg, err := graphSVG(u, &st, g); err != nil {
+		if svg, err := graphSVG(g, sp.Kernels(u, si)); err != nil {
 			fmt.Fprintf(&b, "<p class=\"bad\">drawing failed: %s</p>\n", esc(err.Error()))
 		} else if s, ok := inlineSVG(svg); ok {
 			s = linkSVG(s, g, gl)
 			fmt.Fprintf(&b, "<details class=\"svg\"><summary>graph drawing (%d nodes)</summary><div>%s</div></details>\n", len(g.Nodes), s)
 		}
-	case loopStages[st.Name]:
+	case st.Loop:
 		ll := &loopLinker{p: p, unit: ui, graph: u.Captured.Name}
 		if len(u.Programs) == 1 {
 			ll.role = u.Programs[0].Role
 		}
 		lk = ll
-		switch st.Name {
-		case "kernels":
-			lang = "c"
-		case "fusion", "memory":
-			lang = "log"
-		}
 	}
 	b.WriteString(code(text, lang, lk))
 	return b.String()

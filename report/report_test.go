@@ -170,10 +170,10 @@ func TestReportMLP(t *testing.T) {
 	// reference, so 2 "match" verdicts per row and no mismatch.
 	gr := res.Graphs[0]
 	want := 2 * (len(gr.Outputs) + len(gr.Grads))
-	if got := strings.Count(page, `<span class="ok">match</span>`); got != want || len(gr.Grads) == 0 {
+	if got := strings.Count(page, `<span class="ok">✓ `); got != want || len(gr.Grads) == 0 {
 		t.Errorf("%d match verdicts, want %d (outputs %d, grads %d)", got, want, len(gr.Outputs), len(gr.Grads))
 	}
-	if strings.Contains(page, "MISMATCH</span>") {
+	if strings.Contains(page, `<span class="bad">✗`) {
 		t.Error("a mismatch in a fixture that matches")
 	}
 	for _, name := range []string{"linear_relu_stack.0.weight", "peak bytes", "gcdbg eager interpreter"} {
@@ -257,13 +257,13 @@ func TestPartialUnits(t *testing.T) {
 	render(t, tr, nil, nil)
 }
 
-// A drawing from render/graph is embedded without its XML prolog; one that
+// A drawing from viz is embedded without its XML prolog; one that
 // could run script is dropped.
 func TestSVGEmbedding(t *testing.T) {
 	old := graphSVG
 	defer func() { graphSVG = old }()
 	tr, units, res := build(t, "sin_cos.json")
-	graphSVG = func(_ *stages.Unit, _ *stages.Stage, g *ir.Graph) (string, error) {
+	graphSVG = func(g *ir.Graph, _ map[string]string) (string, error) {
 		return `<?xml version="1.0"?><!DOCTYPE svg><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>` + fmt.Sprint(len(g.Nodes)) + `</text></svg>`, nil
 	}
 	page := render(t, tr, units, res)
@@ -271,7 +271,7 @@ func TestSVGEmbedding(t *testing.T) {
 		t.Error("drawing not embedded, or embedded with its prolog")
 	}
 	for _, bad := range []string{`<svg><script>x()</script></svg>`, `<svg><g onclick="x()"/></svg>`, `<svg><a href="javascript:x()"/></svg>`} {
-		graphSVG = func(*stages.Unit, *stages.Stage, *ir.Graph) (string, error) { return bad, nil }
+		graphSVG = func(*ir.Graph, map[string]string) (string, error) { return bad, nil }
 		if page := render(t, tr, units, res); strings.Contains(page, "x()") {
 			t.Errorf("unsafe drawing %q embedded", bad)
 		}

@@ -7,15 +7,14 @@ import (
 	"strings"
 
 	"gcdbg/ir"
-	"gcdbg/render/graph"
-	"gcdbg/stages"
+	"gcdbg/viz"
 )
 
-// graphSVG draws one graph stage as an SVG document with gcdbg/render/graph
+// graphSVG draws one graph stage as an SVG document with gcdbg/viz
 // (graphviz), nodes clustered by the fused kernel that computes them. A
 // variable so a test can check how a drawing is embedded.
-var graphSVG = func(u *stages.Unit, st *stages.Stage, g *ir.Graph) (string, error) {
-	b, err := graph.GraphSVG(g, graph.Options{Clusters: graph.KernelClusters(u, st), Legend: true})
+var graphSVG = func(g *ir.Graph, clusters map[string]string) (string, error) {
+	b, err := viz.GraphSVG(g, viz.Options{Clusters: clusters, Legend: true})
 	return string(b), err
 }
 
@@ -68,12 +67,12 @@ var svgNode = regexp.MustCompile(`<g id="node\d+" class="node">\s*<title>([^<]*)
 
 // linkSVG makes the drawing's nodes provenance-clickable like the names in
 // the text: each node group gets the node's data-node id, and its tooltip
-// becomes the node's name instead of the DOT id (graph.NodeID, which
-// render/graph uses so trace names never become DOT syntax).
+// becomes the node's name instead of the DOT id (viz.NodeID, which
+// viz uses so trace names never become DOT syntax).
 func linkSVG(svg string, g *ir.Graph, lk graphLinker) string {
 	byDOT := make(map[string]string, len(g.Nodes))
 	for i, n := range g.Nodes {
-		byDOT[graph.NodeID(i)] = n.Name
+		byDOT[viz.NodeID(i)] = n.Name
 	}
 	return svgNode.ReplaceAllStringFunc(svg, func(m string) string {
 		dotID := svgNode.FindStringSubmatch(m)[1]

@@ -3,7 +3,6 @@ package stages
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"gcdbg/ir"
 )
@@ -44,25 +43,23 @@ type FunctionalInfo struct {
 	Writebacks []Writeback
 }
 
-// functionalInfos is keyed by functional graph: Unit has no field for it
-// yet, and a graph without mutation has no entry.
-var functionalInfos sync.Map
-
-// FunctionalInfoOf returns the write-backs of a functional graph; a graph
-// with no input mutation (or not made by this stage) has none.
-func FunctionalInfoOf(g *ir.Graph) FunctionalInfo {
-	if v, ok := functionalInfos.Load(g); ok {
-		return v.(FunctionalInfo)
+// FunctionalInfo returns the write-backs of the Unit's functional graph
+// (kept on the Unit, so nothing outlives it); a graph with no input
+// mutation has none.
+func (u *Unit) FunctionalInfo() FunctionalInfo {
+	if u.functional != nil {
+		return *u.functional
 	}
-	if g == nil {
+	if u.Functional == nil {
 		return FunctionalInfo{}
 	}
-	return FunctionalInfo{NumOutputs: len(g.Outputs())}
+	return FunctionalInfo{NumOutputs: len(u.Functional.Outputs())}
 }
 
 // functionalizer holds the state of one pass over a normalized graph.
 type functionalizer struct {
 	src, out *ir.Graph
+	info     *FunctionalInfo // the write-backs, when the output node gained any
 	names    map[string]bool
 	// cur is each source node's current value in the new graph. For a view
 	// it is valid only while seen[n] equals its root's version.
@@ -105,6 +102,7 @@ func functionalize(u *Unit) error {
 		return err
 	}
 	u.Functional = f.out
+	u.functional = f.info
 	return nil
 }
 
@@ -500,7 +498,7 @@ func (f *functionalizer) output(n *ir.Node) error {
 		items = append(items, f.cur[in])
 	}
 	c.Args = []ir.Arg{ir.Tuple(items)}
-	functionalInfos.Store(f.out, info)
+	f.info = &info
 	return nil
 }
 
@@ -544,7 +542,7 @@ func fzSetMeta(n *ir.Node, v ir.Value) {
 // stays free of mutation.
 func printFunctional(u *Unit) string {
 	g := u.Functional
-	info := FunctionalInfoOf(g)
+	info := u.FunctionalInfo()
 	var b strings.Builder
 	b.WriteString("# Functional graph: no in-place ops, no writes through views.\n")
 	if len(info.Writebacks) == 0 {

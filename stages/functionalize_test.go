@@ -32,8 +32,9 @@ func fzUnits(t *testing.T, path string) []*Unit {
 // outputs, and write-backs for exactly the inputs the eager run mutated,
 // holding the values the eager run left in them. It returns the
 // functional graph's outputs.
-func checkFunctional(t *testing.T, label string, norm, fn *ir.Graph) []ir.Value {
+func checkFunctional(t *testing.T, label string, u *Unit) []ir.Value {
 	t.Helper()
+	norm, fn := u.Normalized, u.Functional
 	for _, n := range fn.Nodes {
 		if n.Op == ir.CallFunction {
 			if d := ir.Lookup(n.Target); d == nil || d.Inplace {
@@ -44,7 +45,7 @@ func checkFunctional(t *testing.T, label string, norm, fn *ir.Graph) []ir.Value 
 			t.Errorf("%s: node %s: provenance %v names no normalized node", label, n.Name, n.From)
 		}
 	}
-	info := FunctionalInfoOf(fn)
+	info := u.FunctionalInfo()
 	got, err := interp.Run(fn, nil)
 	if err != nil {
 		t.Fatalf("%s: functional graph: %v", label, err)
@@ -115,7 +116,7 @@ func fzCompareValue(t *testing.T, label string, got, want ir.Value) {
 // as write-backs with the values eager execution leaves in them.
 func TestFunctionalizeMutationModel(t *testing.T) {
 	u := fzUnits(t, "testdata/mutation.json")[0]
-	got := checkFunctional(t, "mutation", u.Normalized, u.Functional)
+	got := checkFunctional(t, "mutation", u)
 	exp := u.Captured.Expected
 	for i, w := range exp.Outputs {
 		g, err := interp.AsTensor(got[i])
@@ -126,7 +127,7 @@ func TestFunctionalizeMutationModel(t *testing.T) {
 			t.Errorf("output %d vs PyTorch: %s max abs err %g", i, c.Why, c.MaxAbsErr)
 		}
 	}
-	info := FunctionalInfoOf(u.Functional)
+	info := u.FunctionalInfo()
 	var targets []string
 	for _, w := range info.Writebacks {
 		targets = append(targets, w.Target)
@@ -180,7 +181,7 @@ func TestFunctionalizeIsIdentityWithoutMutation(t *testing.T) {
 					t.Errorf("%s: node %s (%s) became %s (%s)", p, a[i].Name, a[i].Target, b[i].Name, b[i].Target)
 				}
 			}
-			if len(FunctionalInfoOf(u.Functional).Writebacks) != 0 {
+			if len(u.FunctionalInfo().Writebacks) != 0 {
 				t.Errorf("%s: write-backs in a graph without mutation", p)
 			}
 		}
@@ -314,7 +315,7 @@ func TestFunctionalizeAliasing(t *testing.T) {
 	for name, build := range cases {
 		t.Run(name, func(t *testing.T) {
 			u := build(newFzGraph(t))
-			checkFunctional(t, name, u.Normalized, u.Functional)
+			checkFunctional(t, name, u)
 		})
 	}
 }

@@ -38,6 +38,8 @@ type Unit struct {
 	// training graph, the decomposed graph otherwise), each lowered to the
 	// loop IR, fused into kernels and memory-planned (stages/loops.go).
 	Programs []*LoopProgram
+
+	functional *FunctionalInfo // the functional stage's write-backs (Unit.FunctionalInfo)
 }
 
 // Joint is AOTAutograd's joint graph: placeholders primals_1..n (the
@@ -77,45 +79,59 @@ type GuardSet struct {
 	Dynamic map[string]string
 }
 
-// Stage is one row of the pipeline table.
+// Stage is one row of the pipeline table: everything gcdbg knows about a
+// stage lives here, and every view (dump, TUI, report, watch, the graph
+// drawing) reads it from here.
 type Stage struct {
 	Name    string
 	Explain string // one line: what the compiler does here and why
+	Teach   string // the longer explanation (TUI e, report, tour); "" = Explain alone
 	Run     func(u *Unit) error
 	Print   func(u *Unit) string
 	Graph   func(u *Unit) *ir.Graph // the stage's graph, for node counts and provenance; nil if none
+	// Parent is the stage whose node names this graph stage's ir.Node.From
+	// holds; "" = the nearest earlier graph stage.
+	Parent string
+	// Lang is the artifact's language, for syntax colouring: "python",
+	// "c", "log" or "" (plain text).
+	Lang string
+	// Loop: the artifact's text names the compiled programs' buffers, loop
+	// nodes and kernels (Unit.Programs), which provenance resolves to nodes.
+	Loop bool
+	// Open: shown when a view opens (the report's unfolded columns).
+	Open bool
 }
 
 // Table is the pipeline, in order.
 var Table = []Stage{
-	{"captured", "The graph exactly as the producer captured it (torch.fx / Dynamo): modules, methods, operator.* calls.",
-		nil, printCaptured, func(u *Unit) *ir.Graph { return u.Captured }},
-	{"guards", "Checks a compiled artifact needs before reuse, as Dynamo derives them from the inputs: dtype, device, shape, stride, requires_grad, constants, no aliasing.",
-		deriveGuards, printGuards, nil},
-	{"normalized", "One canonical torch-level op set: modules become functional calls, aliases (x + y, torch.add, Tensor.add) one op, every argument bound to its schema and every shape inferred.",
-		normalize, printNormalized, func(u *Unit) *ir.Graph { return u.Normalized }},
-	{"functional", "No mutation left: in-place ops and writes through views become out-of-place ops, and mutated inputs are written back at the end.",
-		functionalize, printFunctional, func(u *Unit) *ir.Graph { return u.Functional }},
-	{"decomposed", "Every op lowered to the small core op set (pointwise prims, reductions, mm/bmm, conv, views, indexing) that the later stages understand.",
-		decompose, printDecomposed, func(u *Unit) *ir.Graph { return u.Decomposed }},
-	{"joint", "AOTAutograd's joint graph: the forward and, by reverse-mode autodiff, the backward in one graph from (primals, tangents) to (outputs, grads).",
-		buildJoint, printJoint, func(u *Unit) *ir.Graph { return jointGraph(u) }},
-	{"forward", "The min-cut partition's forward graph: what runs first, returning the outputs and the tensors saved for backward (cheap ops are recomputed instead of saved).",
-		partition, printForward, func(u *Unit) *ir.Graph { return partGraph(u, true) }},
-	{"backward", "The min-cut partition's backward graph: from the saved tensors and the tangents to the gradients.",
-		nil, printBackward, func(u *Unit) *ir.Graph { return partGraph(u, false) }},
-	{"loopir", "Inductor's loop IR: every core op of each compiled graph (forward and backward, or the inference graph) becomes a pointwise or reduction loop body over buffers (views fold into index expressions), an extern call (mm, conv) or an eager fallback.",
-		lowerLoops, printLoopIR, nil},
-	{"fusion", "The scheduler fuses loop nodes into kernels, best score first (category, bytes of memory traffic saved, proximity), and says why it refuses each pair it does not fuse.",
-		scheduleFusion, printFusion, nil},
-	{"memory", "Memory planning: each buffer's lifetime over the kernels, dead buffers reused and pointwise outputs written in place; peak bytes before and after.",
-		planMemory, printMemory, nil},
-	{"kernels", "Code generation: each fused kernel becomes one C function (OpenMP-parallel outer loop, SIMD inner loop, fused producers kept in registers, GEMMs through OpenBLAS), named after its origins and commented with the user's source lines.",
-		renderKernels, printKernels, nil},
-	{"wrapper", "The generated driver: one entry point per segment of compiled kernels between eager fallbacks, timing each kernel; buffers in one arena at the memory plan's offsets.",
-		nil, printWrapper, nil},
-	{"pytorch", "PyTorch's own artifacts for this graph, when the trace is a TORCH_TRACE import: Dynamo's guards, AOTAutograd's joint/forward/backward/inference graphs, Inductor's post-grad graph and output code, compilation metrics and recompile reasons.",
-		nil, printPyTorch, nil},
+	{Name: "captured", Explain: "The graph exactly as the producer captured it (torch.fx / Dynamo): modules, methods, operator.* calls.",
+		Teach: teachCaptured, Print: printCaptured, Graph: func(u *Unit) *ir.Graph { return u.Captured }, Lang: "python", Open: true},
+	{Name: "guards", Explain: "Checks a compiled artifact needs before reuse, as Dynamo derives them from the inputs: dtype, device, shape, stride, requires_grad, constants, no aliasing.",
+		Teach: teachGuards, Run: deriveGuards, Print: printGuards, Lang: "python"},
+	{Name: "normalized", Explain: "One canonical torch-level op set: modules become functional calls, aliases (x + y, torch.add, Tensor.add) one op, every argument bound to its schema and every shape inferred.",
+		Teach: teachNormalized, Run: normalize, Print: printNormalized, Graph: func(u *Unit) *ir.Graph { return u.Normalized }, Lang: "python"},
+	{Name: "functional", Explain: "No mutation left: in-place ops and writes through views become out-of-place ops, and mutated inputs are written back at the end.",
+		Teach: teachFunctional, Run: functionalize, Print: printFunctional, Graph: func(u *Unit) *ir.Graph { return u.Functional }, Lang: "python"},
+	{Name: "decomposed", Explain: "Every op lowered to the small core op set (pointwise prims, reductions, mm/bmm, conv, views, indexing) that the later stages understand.",
+		Teach: teachDecomposed, Run: decompose, Print: printDecomposed, Graph: func(u *Unit) *ir.Graph { return u.Decomposed }, Lang: "python", Open: true},
+	{Name: "joint", Explain: "AOTAutograd's joint graph: the forward and, by reverse-mode autodiff, the backward in one graph from (primals, tangents) to (outputs, grads).",
+		Teach: teachJoint, Run: buildJoint, Print: printJoint, Graph: jointGraph, Lang: "python"},
+	{Name: "forward", Explain: "The min-cut partition's forward graph: what runs first, returning the outputs and the tensors saved for backward (cheap ops are recomputed instead of saved).",
+		Teach: teachForward, Run: partition, Print: printForward, Graph: func(u *Unit) *ir.Graph { return partGraph(u, true) }, Parent: "joint", Lang: "python", Open: true},
+	{Name: "backward", Explain: "The min-cut partition's backward graph: from the saved tensors and the tangents to the gradients.",
+		Teach: teachBackward, Print: printBackward, Graph: func(u *Unit) *ir.Graph { return partGraph(u, false) }, Parent: "joint", Lang: "python"},
+	{Name: "loopir", Explain: "Inductor's loop IR: every core op of each compiled graph (forward and backward, or the inference graph) becomes a pointwise or reduction loop body over buffers (views fold into index expressions), an extern call (mm, conv) or an eager fallback.",
+		Teach: teachLoopIR, Run: lowerLoops, Print: printLoopIR, Lang: "python", Loop: true},
+	{Name: "fusion", Explain: "The scheduler fuses loop nodes into kernels, best score first (category, bytes of memory traffic saved, proximity), and says why it refuses each pair it does not fuse.",
+		Teach: teachFusion, Run: scheduleFusion, Print: printFusion, Lang: "log", Loop: true, Open: true},
+	{Name: "memory", Explain: "Memory planning: each buffer's lifetime over the kernels, dead buffers reused and pointwise outputs written in place; peak bytes before and after.",
+		Teach: teachMemory, Run: planMemory, Print: printMemory, Lang: "log", Loop: true},
+	{Name: "kernels", Explain: "Code generation: each fused kernel becomes one C function (OpenMP-parallel outer loop, SIMD inner loop, fused producers kept in registers, GEMMs through OpenBLAS), named after its origins and commented with the user's source lines.",
+		Teach: teachKernels, Run: renderKernels, Print: printKernels, Lang: "c", Loop: true},
+	{Name: "wrapper", Explain: "The generated driver: one entry point per segment of compiled kernels between eager fallbacks, timing each kernel; buffers in one arena at the memory plan's offsets.",
+		Teach: teachWrapper, Print: printWrapper, Lang: "c", Loop: true},
+	{Name: "pytorch", Explain: "PyTorch's own artifacts for this graph, when the trace is a TORCH_TRACE import: Dynamo's guards, AOTAutograd's joint/forward/backward/inference graphs, Inductor's post-grad graph and output code, compilation metrics and recompile reasons.",
+		Print: printPyTorch, Lang: "python"},
 }
 
 func jointGraph(u *Unit) *ir.Graph {

@@ -9,12 +9,9 @@ import (
 	"gcdbg/stages"
 )
 
-// nodeID names one node of one graph stage: the stage's index in
-// stages.Table and the node's name in that stage's graph.
-type nodeID struct {
-	stage int
-	name  string
-}
+// nodeID names one node of one graph stage (stages.Provenance's NodeRef):
+// the stage's index in stages.Table and the node's name in its graph.
+type nodeID = stages.NodeRef
 
 // stageDoc is one stage's artifact for one Unit, split into lines, with
 // what each line stands for. Built once per Unit (buildUnitDoc), so
@@ -59,37 +56,35 @@ func (d *stageDoc) count() string {
 type unitDoc struct {
 	unit   *stages.Unit
 	stages []*stageDoc
-	prov   *provIndex
+	prov   *stages.Provenance
 }
 
 // buildUnitDoc prints every stage once and indexes lines and provenance.
 func buildUnitDoc(u *stages.Unit) *unitDoc {
-	ud := &unitDoc{unit: u}
-	graphs := make([]*ir.Graph, len(stages.Table))
+	ud := &unitDoc{unit: u, prov: stages.NewProvenance(u)}
 	for i, st := range stages.Table {
-		d := &stageDoc{idx: i, name: st.Name}
+		d := &stageDoc{idx: i, name: st.Name, lexer: st.Lang}
 		text, err := safePrint(st, u)
 		if err != nil {
 			d.err = err.Error()
 			text = "(" + st.Name + " has no artifact for this graph: " + d.err + ")"
 		}
 		d.lines = strings.Split(strings.TrimRight(text, "\n"), "\n")
-		if st.Graph != nil && d.err == "" {
-			d.graph = safeGraph(st, u)
+		if d.err == "" {
+			d.graph = ud.prov.Graph(i)
 		}
-		graphs[i] = d.graph
 		ud.stages = append(ud.stages, d)
 	}
-	ud.prov = newProvIndex(graphs)
-	for _, d := range ud.stages {
-		if d.graph != nil {
+	for i, d := range ud.stages {
+		switch {
+		case d.graph != nil:
 			indexGraphLines(d)
-			d.lexer = "python"
-		} else {
-			indexTextLines(d, u, graphs)
-			if strings.Contains(d.name, "kernel") || strings.Contains(d.name, "wrapper") {
-				d.lexer = "c"
-			}
+		case stages.Table[i].Loop:
+			indexTextLines(d, ud.prov)
+		default:
+			d.refs = make([][]nodeID, len(d.lines))
+			d.hl = make([][]nodeID, len(d.lines))
+			d.direct = make([][]nodeID, len(d.lines))
 		}
 		d.lineOf = map[nodeID][]int{}
 		for i, ids := range d.hl {
@@ -114,54 +109,47 @@ func safePrint(st stages.Stage, u *stages.Unit) (text string, err error) {
 	if st.Print == nil {
 		return "", fmt.Errorf("stage %s has no printer", st.Name)
 	}
-	if st.Graph != nil && safeGraph(st, u) == nil {
+	if st.Graph != nil && stages.StageGraph(st, u) == nil {
 		return "", fmt.Errorf("no %s graph (nothing requires grad, or an earlier stage failed)", st.Name)
 	}
 	return st.Print(u), nil
 }
 
-func safeGraph(st stages.Stage, u *stages.Unit) (g *ir.Graph) {
-	defer func() {
-		if recover() != nil {
-			g = nil
-		}
-	}()
-	return st.Graph(u)
-}
-
 var (
 	fxDef       = regexp.MustCompile(`^\s*%([A-Za-z_][A-Za-z0-9_]*) :`)
-	readableDef = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*): `)
+	readableDef = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)(?:: | = )`)
 	commentDef  = regexp.MustCompile(`^\s*#\s*([A-Za-z_][A-Za-z0-9_]*): `)
+	sourceLine  = regexp.MustCompile(`^\s*# File: `)
 	identRE     = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 )
 
 // indexGraphLines finds the line defining each node of a graph stage (the
-// fx form "%name :", the readable form "name: ..."); placeholders printed
-// only in a signature or a comment, and the output node ("return"), are
-// found by their first mention. Comment lines ("# backward of relu_1",
-// "#   relu_1  f32[8, 512]  saved") highlight with the nodes they name.
+// fx form "%name :", the readable forms "name: ..." and "name = ..." for a
+// node without a tensor type); placeholders printed only in a signature or
+// a comment, and the output node ("return"), are found by their first
+// mention. A comment line names at most one node, by position, never by
+// a word in its prose: its first token that is a node of this graph
+// ("# backward of relu_1 (relu)", "#   relu_1  f32[8, 512]  saved",
+// "# primals_1: ... is x"); a user-source comment ("# File: ..., code:
+// ...") names none (its code is the user's, not the graph's).
 func indexGraphLines(d *stageDoc) {
 	d.refs = make([][]nodeID, len(d.lines))
 	d.hl = make([][]nodeID, len(d.lines))
 	d.defLine = map[string]int{}
 	g := d.graph
-	names := map[string]bool{}
-	for _, n := range g.Nodes {
-		names[n.Name] = true
-	}
 	first := map[string]int{}
 	for i, l := range d.lines {
 		trim := strings.TrimSpace(l)
+		comment := strings.HasPrefix(trim, "#")
 		var m []string
-		if m = fxDef.FindStringSubmatch(l); m == nil && !strings.HasPrefix(trim, "#") {
+		if m = fxDef.FindStringSubmatch(l); m == nil && !comment {
 			m = readableDef.FindStringSubmatch(l)
 		}
 		if m == nil {
 			m = commentDef.FindStringSubmatch(l)
 		}
-		if m != nil && names[m[1]] {
-			if _, seen := d.defLine[m[1]]; !seen || !strings.HasPrefix(trim, "#") {
+		if m != nil && g.Node(m[1]) != nil {
+			if _, seen := d.defLine[m[1]]; !seen || !comment {
 				d.defLine[m[1]] = i
 			}
 		}
@@ -170,12 +158,19 @@ func indexGraphLines(d *stageDoc) {
 				d.defLine[out.Name] = i
 			}
 		}
+		if sourceLine.MatchString(l) {
+			continue // the user's code is prose here, not node names
+		}
 		for _, tok := range identRE.FindAllString(l, -1) {
-			if _, ok := first[tok]; !ok && names[tok] {
+			if g.Node(tok) == nil {
+				continue
+			}
+			if _, ok := first[tok]; !ok {
 				first[tok] = i
 			}
-			if strings.HasPrefix(trim, "#") && names[tok] {
-				d.hl[i] = append(d.hl[i], nodeID{d.idx, tok})
+			if comment {
+				d.hl[i] = append(d.hl[i], nodeID{Stage: d.idx, Name: tok})
+				break
 			}
 		}
 	}
@@ -188,8 +183,17 @@ func indexGraphLines(d *stageDoc) {
 	}
 	for _, n := range g.Nodes { // in graph order, so a line's first ref is its first node
 		if i, ok := d.defLine[n.Name]; ok {
-			d.refs[i] = append(d.refs[i], nodeID{d.idx, n.Name})
-			d.hl[i] = append(d.hl[i], nodeID{d.idx, n.Name})
+			d.refs[i] = append(d.refs[i], nodeID{Stage: d.idx, Name: n.Name})
+			d.hl[i] = appendID(d.hl[i], nodeID{Stage: d.idx, Name: n.Name})
 		}
 	}
+}
+
+func appendID(xs []nodeID, id nodeID) []nodeID {
+	for _, x := range xs {
+		if x == id {
+			return xs
+		}
+	}
+	return append(xs, id)
 }

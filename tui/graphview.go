@@ -9,11 +9,11 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"gcdbg/ir"
-	"gcdbg/render/graph"
+	"gcdbg/viz"
 )
 
 // GraphView is a bubbletea component that draws one stage graph in the
-// terminal (boxes and edges laid out by graphviz, render/graph) and lets
+// terminal (boxes and edges laid out by graphviz, viz) and lets
 // the user pan, select nodes and collapse groups of nodes into one box.
 //
 // Keys: arrows or hjkl pan (HJKL or pgup/pgdown a screenful), tab and
@@ -26,11 +26,11 @@ import (
 // collapse state, so toggling back and forth does not lay out again.
 type GraphView struct {
 	g         *ir.Graph
-	groups    graph.Grouping
+	groups    viz.Grouping
 	members   map[string][]string // group -> node names, graph order
 	collapsed map[string]bool
-	cache     map[string]*graph.Scene // by collapseKey; shared by copies
-	scene     *graph.Scene
+	cache     map[string]*viz.Scene // by collapseKey; shared by copies
+	scene     *viz.Scene
 	err       error
 	x0, y0    int
 	w, h      int
@@ -40,9 +40,9 @@ type GraphView struct {
 
 // GraphViewOptions configures NewGraphView.
 type GraphViewOptions struct {
-	// Groups says which nodes collapse together: graph.ModuleGroups(g)
-	// when nil; graph.KernelClusters(u, stage) groups by fused kernel.
-	Groups graph.Grouping
+	// Groups says which nodes collapse together: viz.ModuleGroups(g)
+	// when nil; stages.Provenance.Kernels groups by fused kernel.
+	Groups viz.Grouping
 	// Collapsed starts with every group collapsed. Graphs with more than
 	// CollapseAbove nodes (default 150) start collapsed regardless.
 	Collapsed     bool
@@ -53,13 +53,13 @@ type GraphViewOptions struct {
 // the view rather than returned (the rest of the TUI keeps working).
 func NewGraphView(g *ir.Graph, opts GraphViewOptions) GraphView {
 	v := GraphView{g: g, groups: opts.Groups, collapsed: map[string]bool{},
-		cache: map[string]*graph.Scene{}, w: 80, h: 24}
+		cache: map[string]*viz.Scene{}, w: 80, h: 24}
 	if g == nil {
 		v.err = fmt.Errorf("no graph at this stage")
 		return v
 	}
 	if v.groups == nil {
-		v.groups = graph.ModuleGroups(g)
+		v.groups = viz.ModuleGroups(g)
 	}
 	v.members = v.groups.Members(g)
 	limit := opts.CollapseAbove
@@ -188,19 +188,19 @@ func (v GraphView) Render() string {
 		return gvPad("graph view: "+msg, v.w) + strings.Repeat("\n", v.h-1)
 	}
 	sel := v.selectedBox()
-	mark := func(b *graph.Box) graph.Mark {
+	mark := func(b *viz.Box) viz.Mark {
 		if b == sel {
-			return graph.Selected
+			return viz.Selected
 		}
 		for _, m := range b.Members {
 			if v.highlight[m] {
-				return graph.Highlighted
+				return viz.Highlighted
 			}
 		}
-		return graph.Plain
+		return viz.Plain
 	}
-	style := func(s string, m graph.Mark) string {
-		if m == graph.Selected {
+	style := func(s string, m viz.Mark) string {
+		if m == viz.Selected {
 			return gvSelected.Render(s)
 		}
 		return gvHighlight.Render(s)
@@ -217,7 +217,7 @@ func (v GraphView) Render() string {
 	return body + "\n" + gvStatus.Render(gvPad(status, v.w))
 }
 
-func (v *GraphView) selectedBox() *graph.Box {
+func (v *GraphView) selectedBox() *viz.Box {
 	if v.scene == nil || v.selected == "" {
 		return nil
 	}
@@ -232,7 +232,7 @@ func (v *GraphView) relayout() {
 	if s, ok := v.cache[key]; ok {
 		v.scene = s
 	} else {
-		s, err := graph.BuildScene(v.g, v.groups, v.collapsed)
+		s, err := viz.BuildScene(v.g, v.groups, v.collapsed)
 		if err != nil {
 			v.err = err
 			return

@@ -343,7 +343,7 @@ func (m *Model) selection() []nodeID {
 	if gv := m.panes[m.focus].gv; gv != nil {
 		var ids []nodeID
 		for _, n := range gv.Selected() {
-			ids = append(ids, nodeID{d.idx, n})
+			ids = append(ids, nodeID{Stage: d.idx, Name: n})
 		}
 		return ids
 	}
@@ -365,7 +365,7 @@ func (m *Model) refresh() {
 		return
 	}
 	m.selAt = at
-	m.related = m.doc().prov.related(m.selection())
+	m.related = m.doc().prov.Related(m.selection()...)
 	o := 1 - m.focus
 	od := m.stageDoc(o)
 	if l := firstRelated(od, m.related); l >= 0 {
@@ -486,7 +486,7 @@ func (m *Model) originNodes() []*ir.Node {
 	g := m.doc().stages[c].graph
 	var out []*ir.Node
 	for _, n := range g.Nodes {
-		if m.related[nodeID{c, n.Name}] {
+		if m.related[nodeID{Stage: c, Name: n.Name}] {
 			out = append(out, n)
 		}
 	}
@@ -531,7 +531,7 @@ func (m *Model) cursorNodes() string {
 	sel := m.selection()
 	names := make([]string, 0, len(sel))
 	for _, id := range sel {
-		names = append(names, id.name)
+		names = append(names, id.Name)
 	}
 	sort.Strings(names)
 	if len(names) > 4 {
@@ -566,7 +566,7 @@ func (m *Model) toggleGraph() {
 	}
 	var names []string
 	for _, id := range m.selection() {
-		names = append(names, id.name)
+		names = append(names, id.Name)
 	}
 	gv.SetSelected(names)
 	p.gv = &gv

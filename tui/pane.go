@@ -29,8 +29,8 @@ func (p *pane) graphView(d *stageDoc, rel map[nodeID]bool, focused bool, width, 
 	head := hs.Render(padCut(fmt.Sprintf(" %s · graph drawing (v: text · . , next/prev box · arrows pan)", d.name), width))
 	names := map[string]bool{}
 	for id := range rel {
-		if id.stage == d.idx {
-			names[id.name] = true
+		if id.Stage == d.idx {
+			names[id.Name] = true
 		}
 	}
 	p.gv.SetHighlight(names)

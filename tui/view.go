@@ -36,7 +36,7 @@ func (m *Model) panels() []string {
 		d := m.stageDoc(m.focus)
 		st := stages.Table[d.idx]
 		body := st.Explain
-		if t := teach[st.Name]; t != "" {
+		if t := st.Teach; t != "" {
 			body += "\n\n" + t
 		}
 		box("stage "+st.Name+" (e to close)", body)

@@ -81,7 +81,7 @@ func (m *Model) applyWatch(msg WatchMsg) {
 	sel := m.selection()
 	names := make([]string, len(sel))
 	for i, id := range sel {
-		names[i] = id.name
+		names[i] = id.Name
 	}
 	m.units = msg.docs
 	m.graph = min(m.graph, len(m.units)-1)

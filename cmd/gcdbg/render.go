@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"gcdbg/render/graph"
 	"gcdbg/stages"
+	"gcdbg/viz"
 )
 
 // cmdRender writes one graph stage as SVG (or DOT, for a .dot file):
@@ -55,7 +55,7 @@ func cmdRender(args []string, stdout, stderr io.Writer) int {
 	}
 	// From decomposed on, run to the end so the fusion schedule exists for
 	// the clusters; a failure in a later stage still leaves this stage's
-	// graph drawable. Earlier stages have no clusters (graph.KernelClusters).
+	// graph drawable. Earlier stages are drawn without clusters.
 	until := ""
 	if stageIndex(st.Name) < stageIndex("decomposed") {
 		until = st.Name
@@ -88,13 +88,13 @@ func cmdRender(args []string, stdout, stderr io.Writer) int {
 	if runErr != nil {
 		fmt.Fprintln(stderr, "gcdbg render: warning: later stages failed, no fused-kernel clusters:", runErr)
 	}
-	opt := graph.Options{Title: fmt.Sprintf("%s · graph %s · stage %s", tr.Name, u.Captured.Name, st.Name),
-		Legend: true, Clusters: graph.KernelClusters(u, st)}
-	dot := graph.DOT(g, opt)
+	opt := viz.Options{Title: fmt.Sprintf("%s · graph %s · stage %s", tr.Name, u.Captured.Name, st.Name),
+		Legend: true, Clusters: stages.NewProvenance(u).Kernels(u, stageIndex(st.Name))}
+	dot := viz.DOT(g, opt)
 	var data []byte
 	if strings.HasSuffix(*out, ".dot") {
 		data = []byte(dot)
-	} else if data, err = graph.SVG(dot); err != nil {
+	} else if data, err = viz.SVG(dot); err != nil {
 		return fail("graph %s, stage %s: %v", u.Captured.Name, st.Name, err)
 	}
 	if *out == "-" {

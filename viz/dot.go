@@ -1,7 +1,7 @@
 // Package graph draws gcdbg's graphs: DOT text for graphviz, an SVG of any
 // graph stage (nodes coloured by op kind, fused kernels as clusters), and a
 // character-cell drawing for the terminal laid out by graphviz.
-package graph
+package viz
 
 import (
 	"fmt"

@@ -1,85 +1,11 @@
-package graph
+package viz
 
 import (
 	"regexp"
 	"strings"
 
 	"gcdbg/ir"
-	"gcdbg/stages"
 )
-
-// KernelClusters maps each node of stage st's graph to the fused kernel
-// that computes it, as "kernelN" (prefixed "forward/" or "backward/" for
-// a training graph's two programs). It is a best effort through
-// provenance: loop nodes name the compiled graph's nodes in Origins; for
-// the joint and decomposed graphs of a training graph, compiled nodes are
-// traced back through From (forward/backward -> joint -> decomposed). A
-// node several kernels compute goes to the first; nodes no kernel names
-// (placeholders, views folded into indexing) are in none. Stages before
-// decomposed, or units not yet scheduled, give nil.
-func KernelClusters(u *stages.Unit, st *stages.Stage) map[string]string {
-	if st == nil || st.Graph == nil || len(u.Programs) == 0 {
-		return nil
-	}
-	target := st.Graph(u)
-	if target == nil {
-		return nil
-	}
-	out := map[string]string{}
-	for _, lp := range u.Programs {
-		if lp.Schedule == nil || lp.Graph == nil {
-			continue
-		}
-		// The chain from the target graph down to the compiled graph.
-		chain := []*ir.Graph{lp.Graph}
-		if lp.Graph != target && u.Joint != nil && u.Joint.Graph != nil {
-			chain = append([]*ir.Graph{u.Joint.Graph}, chain...)
-			if u.Joint.Graph != target {
-				chain = append([]*ir.Graph{u.Decomposed}, chain...)
-			}
-		}
-		if chain[0] != target {
-			continue
-		}
-		label := map[string]string{}
-		for _, k := range lp.Schedule.Kernels {
-			name := k.Name
-			if len(u.Programs) > 1 {
-				name = lp.Role + "/" + k.Name
-			}
-			for _, ln := range k.Nodes {
-				for _, o := range ln.Origins {
-					if _, done := label[o]; !done {
-						label[o] = name
-					}
-				}
-			}
-		}
-		// Walk provenance back one graph at a time, keeping program order
-		// so the first kernel wins.
-		for i := len(chain) - 1; i > 0; i-- {
-			prev := map[string]string{}
-			for _, n := range chain[i].Nodes {
-				if l, ok := label[n.Name]; ok {
-					for _, f := range n.From {
-						if _, done := prev[f]; !done {
-							prev[f] = l
-						}
-					}
-				}
-			}
-			label = prev
-		}
-		for _, n := range target.Nodes {
-			if l, ok := label[n.Name]; ok {
-				if _, done := out[n.Name]; !done {
-					out[n.Name] = l
-				}
-			}
-		}
-	}
-	return out
-}
 
 // selfCall finds the module calls `self.NAME(` in a line of source.
 var selfCall = regexp.MustCompile(`self\.([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
