@@ -464,6 +464,14 @@ func amaxGrad(c *dctx) {
 		return
 	}
 	in := c.sizes(0)
+	if len(in) == 0 {
+		// A 0-d input (dim 0 or -1 names the scalar itself): the result is
+		// the input, the mask is 1 (0 for NaN), and PyTorch's grad/count*mask
+		// reduces to grad/mask*mask: grad, or NaN where the input is NaN.
+		mask := c.op("to_dtype", c.op("eq", c.a[0], c.n), c.meta(0).DType)
+		c.acc(0, c.op("mul", c.op("div", c.g, mask), mask))
+		return
+	}
 	dims, keep := c.dims(c.a[1], len(in)), c.a[2] == true
 	kept := append([]int{}, in...)
 	for _, d := range dims {

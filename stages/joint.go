@@ -27,12 +27,19 @@ import (
 //     back to the input's shape.
 //  5. The output returns (outputs..., grads...), one grad per primal that
 //     requires grad; backward nodes that reach no output are dropped.
-func buildJoint(u *Unit) error {
+func buildJoint(u *Unit) (err error) {
 	src := u.Decomposed
 	if src == nil {
 		return fmt.Errorf("joint: no decomposed graph")
 	}
-	j, err := newJointBuilder(src).build()
+	b := newJointBuilder(src)
+	defer CatchPanic(&err, func() string { // a panic names the node being differentiated
+		if b.cur != nil {
+			return b.cur.Name
+		}
+		return ""
+	})
+	j, err := b.build()
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"gcdbg/ir"
+	"gcdbg/termsafe"
 	"gcdbg/trace"
 )
 
@@ -38,6 +39,9 @@ type Unit struct {
 	// training graph, the decomposed graph otherwise), each lowered to the
 	// loop IR, fused into kernels and memory-planned (stages/loops.go).
 	Programs []*LoopProgram
+	// Failure is set when a stage failed on this graph: the stages before it
+	// keep their artifacts, the later ones did not run (stages/failure.go).
+	Failure *Failure
 
 	functional *FunctionalInfo // the functional stage's write-backs (Unit.FunctionalInfo)
 }
@@ -171,7 +175,11 @@ func Names() []string {
 }
 
 // Run takes every graph of a trace through the stages up to and including
-// `until` ("" = all) and returns one Unit per graph.
+// `until` ("" = all) and returns one Unit per graph. A stage that fails on a
+// graph stops only that graph's later stages: the Unit keeps every earlier
+// artifact and records the Failure (stage, node, reason, suggestion), the
+// other graphs go on, and the error returned names the first failure. A
+// panic in a stage becomes an *InternalError naming stage, graph and node.
 func Run(tr *trace.Trace, until string) ([]*Unit, error) {
 	if until != "" {
 		if _, err := Lookup(until); err != nil {
@@ -179,13 +187,19 @@ func Run(tr *trace.Trace, until string) ([]*Unit, error) {
 		}
 	}
 	units := make([]*Unit, len(tr.Graphs))
+	var first error
 	for i, g := range tr.Graphs {
 		u := &Unit{Trace: tr, Captured: g}
 		units[i] = u
-		for _, st := range Table {
+		for si := range Table {
+			st := &Table[si]
 			if st.Run != nil {
-				if err := st.Run(u); err != nil {
-					return units, fmt.Errorf("%s: stage %s: %w", tr.Where(), st.Name, err)
+				if err := runStage(st, u); err != nil {
+					u.Failure = newFailure(u, si, err)
+					if first == nil {
+						first = fmt.Errorf("%s: stage %s: %w", tr.Where(), st.Name, u.Failure)
+					}
+					break
 				}
 			}
 			if st.Name == until {
@@ -193,11 +207,32 @@ func Run(tr *trace.Trace, until string) ([]*Unit, error) {
 			}
 		}
 	}
-	return units, nil
+	return units, first
 }
 
 func printCaptured(u *Unit) string {
-	return ir.FXGraph(u.Captured)
+	text := ir.FXGraph(u.Captured)
+	f := u.Failure
+	if f == nil {
+		return text
+	}
+	// Mark the node the pipeline stopped at, and say why, under the graph.
+	var b strings.Builder
+	marked := false
+	for _, line := range strings.SplitAfter(text, "\n") {
+		b.WriteString(line)
+		if !marked && f.Node != "" && strings.HasPrefix(strings.TrimSpace(line), "%"+f.Node+" ") {
+			fmt.Fprintf(&b, "    # ^ gcdbg stops here: stage %s: %s\n", f.Stage, termsafe.String(f.Reason()))
+			if f.Suggestion != "" {
+				fmt.Fprintf(&b, "    #   suggestion: %s\n", f.Suggestion)
+			}
+			marked = true
+		}
+	}
+	if !marked {
+		fmt.Fprintf(&b, "# gcdbg stops at stage %s: %s\n", f.Stage, termsafe.String(f.Reason()))
+	}
+	return b.String()
 }
 
 func printNormalized(u *Unit) string {
