@@ -46,9 +46,21 @@ func cmdDump(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	units, err := stages.Run(tr, st.Name)
+	rc := 0
 	if err != nil {
-		fmt.Fprintln(stderr, "gcdbg dump:", err)
-		return 2
+		// A graph the pipeline stopped on still shows the stages it reached;
+		// a later stage prints where and why it stopped (exit status 2).
+		fmt.Fprintln(stderr, "gcdbg dump:", errText(err))
+		if len(units) == 0 {
+			return 2
+		}
+		if si := stageIndex(st.Name); si >= 0 {
+			for _, u := range units {
+				if u != nil && !u.Reached(si) {
+					rc = 2
+				}
+			}
+		}
 	}
 	found := false
 	for _, u := range units {
@@ -57,11 +69,15 @@ func cmdDump(args []string, stdout, stderr io.Writer) int {
 		}
 		found = true
 		fmt.Fprintf(stdout, "# %s, graph %s, stage %s\n", tr.Name, u.Captured.Name, st.Name)
+		var sg *ir.Graph
+		if st.Graph != nil {
+			sg = st.Graph(u)
+		}
 		switch {
-		case *form == "fx" && st.Graph != nil:
-			fmt.Fprint(stdout, ir.FXGraph(st.Graph(u)))
-		case *form == "readable" && st.Graph != nil:
-			fmt.Fprint(stdout, ir.Readable(st.Graph(u)))
+		case *form == "fx" && sg != nil:
+			fmt.Fprint(stdout, ir.FXGraph(sg))
+		case *form == "readable" && sg != nil:
+			fmt.Fprint(stdout, ir.Readable(sg))
 		default:
 			fmt.Fprint(stdout, st.Print(u))
 		}
@@ -74,7 +90,7 @@ func cmdDump(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gcdbg dump: no graph %q in %s\n", *graph, tr.Name)
 		return 2
 	}
-	return 0
+	return rc
 }
 
 func cmdStages(w io.Writer) int {

@@ -51,7 +51,7 @@ could not be read or run.
 `
 
 func main() {
-	os.Exit(mainArgs(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(safeMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 func mainArgs(args []string, stdout, stderr io.Writer) int {

@@ -37,19 +37,26 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if len(pos) == 1 {
 		path = pos[0]
 	}
+	var res *runner.Result
+	var tr *trace.Trace
 	fail := func(err error) int {
-		fmt.Fprintln(stderr, "gcdbg run:", err)
+		msg := errText(err) // a caught panic: its stack goes to a file the message names
+		fmt.Fprintln(stderr, "gcdbg run:", msg)
 		if *asJSON {
 			name := path
 			if name == "" {
 				name = "(embedded example)"
 			}
-			writeJSON(stdout, &runner.Result{Trace: name, Device: "cpu", Error: err.Error(), Graphs: []runner.GraphResult{}})
+			graphs := []runner.GraphResult{}
+			if tr != nil { // the stages each graph reached, and where it stopped
+				if gs := catchGraphs(tr); gs != nil {
+					graphs = gs
+				}
+			}
+			writeJSON(stdout, &runner.Result{Trace: name, Device: "cpu", Error: msg, Graphs: graphs})
 		}
 		return 2
 	}
-	var res *runner.Result
-	var tr *trace.Trace
 	if isAOTDir(path) {
 		// A `gcdbg compile` directory: its libraries run as they are, no
 		// C compiler is involved; the trace gives inputs and references.
@@ -64,7 +71,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		if err := checkDevice(*device, why); err != nil {
 			return fail(err)
 		}
-		if res, err = runner.Run(tr, runner.Options{Runs: *runs, Device: *device}); err != nil {
+		if err = catchRun(func() (err error) {
+			res, err = runner.Run(tr, runner.Options{Runs: *runs, Device: *device})
+			return err
+		}); err != nil {
 			return fail(err)
 		}
 	}
