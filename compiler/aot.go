@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"gcdbg/outfile"
 )
 
 // Ahead-of-time output of `gcdbg compile TRACE -o DIR`: one shared object
@@ -78,38 +80,42 @@ func WriteAOT(dir, traceName string, arts []*Artifact) error {
 		}
 		used[stem] = true
 		lib, man := stem+".so", stem+".json"
-		sum, err := copyFile(a.Library, filepath.Join(dir, lib))
+		sum, err := copyFile(a.Library, dir, lib)
 		if err != nil {
 			return fmt.Errorf("compile: graph %q (%s): %w", a.Manifest.Graph, a.Manifest.Role, err)
 		}
 		m := a.Manifest
 		m.Library = lib
 		mj, _ := json.MarshalIndent(m, "", "  ")
-		if err := os.WriteFile(filepath.Join(dir, man), append(mj, '\n'), 0o644); err != nil {
+		if err := outfile.WriteFile(dir, man, append(mj, '\n'), 0o644); err != nil {
 			return fmt.Errorf("compile: %w", err)
 		}
 		idx.Programs = append(idx.Programs, AOTEntry{Graph: m.Graph, Role: m.Role, Manifest: man, Library: lib, SHA256: sum})
 	}
 	ij, _ := json.MarshalIndent(idx, "", "  ")
-	return os.WriteFile(filepath.Join(dir, "index.json"), append(ij, '\n'), 0o644)
+	if err := outfile.WriteFile(dir, "index.json", append(ij, '\n'), 0o644); err != nil {
+		return fmt.Errorf("compile: %w", err)
+	}
+	return nil
 }
 
-func copyFile(src, dst string) (string, error) {
+// copyFile copies src to dir/name, never through a link planted there
+// (package outfile), and returns the copy's sha256.
+func copyFile(src, dir, name string) (string, error) {
 	in, err := os.Open(src)
 	if err != nil {
 		return "", err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o755)
+	h := sha256.New()
+	_, err = outfile.Write(dir, name, 0o755, func(w io.Writer) error {
+		_, err := io.Copy(io.MultiWriter(w, h), in)
+		return err
+	})
 	if err != nil {
 		return "", err
 	}
-	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(out, h), in); err != nil {
-		out.Close()
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), out.Close()
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // inside resolves a file name from the index: a plain name (no directory

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -39,6 +40,44 @@ type Options struct {
 	// VecReport adds -fopt-info-vec-optimized and keeps gcc's report of
 	// the loops it vectorized in Artifact.VecReport.
 	VecReport bool
+	// Timeout bounds one program's compilation; 0: $GCDBG_CC_TIMEOUT (a
+	// Go duration such as 90s, or seconds), else 5 minutes. A compiler
+	// still running then is killed with its children and its build
+	// directory removed.
+	Timeout time.Duration
+	// Progress is how often a compilation still running says so through
+	// Notify (0: every 10 s).
+	Progress time.Duration
+	// Notify receives one-line notices: a corrupt cache entry rebuilt, a
+	// compilation still running. nil: written to standard error.
+	Notify func(msg string)
+}
+
+// DefaultTimeout is the compiler timeout when neither Options.Timeout nor
+// $GCDBG_CC_TIMEOUT sets one.
+const DefaultTimeout = 5 * time.Minute
+
+func (o Options) timeout() time.Duration {
+	if o.Timeout > 0 {
+		return o.Timeout
+	}
+	if v := strings.TrimSpace(os.Getenv("GCDBG_CC_TIMEOUT")); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			return d
+		}
+		if n, err := strconv.ParseFloat(v, 64); err == nil && n > 0 {
+			return time.Duration(n * float64(time.Second))
+		}
+	}
+	return DefaultTimeout
+}
+
+func (o Options) notify(msg string) {
+	if o.Notify != nil {
+		o.Notify(msg)
+		return
+	}
+	fmt.Fprintln(os.Stderr, msg)
 }
 
 // Artifact is a built program.
@@ -117,7 +156,10 @@ func (o Options) flags(t *toolchain) (flags, libs []string) {
 	return flags, libs
 }
 
-// Build compiles p into the cache (or finds it there).
+// Build compiles p into the cache (or finds it there). A cached entry is
+// used only when its library still hashes to the sum recorded when it was
+// built; a corrupt or incomplete entry is rebuilt with a notice
+// (integrity.go).
 func Build(p Program, opts Options) (*Artifact, error) {
 	start := time.Now()
 	label := fmt.Sprintf("graph %q (%s)", p.Manifest.Graph, p.Manifest.Role)
@@ -129,7 +171,7 @@ func Build(p Program, opts Options) (*Artifact, error) {
 		return nil, err
 	}
 	flags, libs := opts.flags(t)
-	hash := contentHash(p.Code, t, flags, libs)
+	hash := contentHash(codeForHash(p.Code), t, flags, libs)
 	root, err := cacheRoot(opts.CacheDir)
 	if err != nil {
 		return nil, err
@@ -138,11 +180,22 @@ func Build(p Program, opts Options) (*Artifact, error) {
 	man.Library, man.Hash = "lib.so", hash
 	dir := filepath.Join(root, hash)
 	art := &Artifact{Dir: dir, Library: filepath.Join(dir, "lib.so"), Source: filepath.Join(dir, "kernel.c"), Manifest: man}
-	if _, err := os.Stat(art.Library); err == nil && !opts.VecReport {
+	// One build per entry at a time in this process: identical programs
+	// (graphs that differ only in name) compile once and share it.
+	defer lockEntry(hash)()
+	why, missing := checkEntry(dir)
+	if why == "" && !opts.VecReport {
 		art.Hit, art.Elapsed = true, time.Since(start)
 		return art, nil
 	}
-	tmp, err := os.MkdirTemp(root, "build-")
+	sweepBuilds(root)
+	if !missing && why != "" {
+		opts.notify(fmt.Sprintf("gcdbg: cache entry %.12s… for %s is damaged (%s): rebuilding it", hash, label, why))
+		if err := discard(root, dir); err != nil {
+			return nil, fmt.Errorf("compiler: %s: removing the damaged cache entry %s: %w", label, dir, err)
+		}
+	}
+	tmp, err := os.MkdirTemp(root, fmt.Sprintf("%s%d-", buildPrefix, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("compiler: %s: %w", label, err)
 	}
@@ -154,8 +207,17 @@ func Build(p Program, opts Options) (*Artifact, error) {
 	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), mj, 0o600); err != nil {
 		return nil, fmt.Errorf("compiler: %s: %w", label, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	limit := opts.timeout()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
+	stopProgress := progress(opts, label, start, limit)
+	defer stopProgress()
+	timedOut := func(err error) error {
+		if ctx.Err() == context.DeadlineExceeded {
+			return fmt.Errorf("compiler: %s: the C compiler did not finish within %v and was stopped (GCDBG_CC_TIMEOUT sets the limit)", label, limit)
+		}
+		return err
+	}
 	// A vectorization report is of the whole program; anything else is
 	// built from per-kernel objects when the source splits (objcache.go).
 	whole := true
@@ -165,17 +227,17 @@ func Build(p Program, opts Options) (*Artifact, error) {
 		case err == nil:
 			whole = false
 			art.Warnings, art.ObjectsBuilt, art.ObjectsCached = w, built, cached
-		case !errors.Is(err, errLink):
-			return nil, err
+		case !errors.Is(err, errLink) || ctx.Err() != nil:
+			return nil, timedOut(err)
 		}
 	}
 	if whole {
 		args := append(append(append([]string{}, flags...), "-o", "lib.so", "kernel.c"), libs...)
-		cmd := exec.CommandContext(ctx, t.path, args...)
+		cmd := ccCommand(ctx, t.path, args...)
 		cmd.Dir = tmp
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			return nil, fmt.Errorf("compiler: %s: %s %s failed: %w\n%s", label, t.path, strings.Join(args, " "), err, explain(string(out), p))
+			return nil, timedOut(fmt.Errorf("compiler: %s: %s %s failed: %w\n%s", label, t.path, strings.Join(args, " "), err, explain(string(out), p)))
 		}
 		if opts.VecReport {
 			art.VecReport = string(out)
@@ -183,17 +245,57 @@ func Build(p Program, opts Options) (*Artifact, error) {
 			art.Warnings = string(out)
 		}
 	}
-	if err := os.Rename(tmp, dir); err != nil {
-		// Another build of the same source won the race: use its entry.
-		if _, statErr := os.Stat(art.Library); statErr != nil {
-			if !opts.VecReport {
-				return nil, fmt.Errorf("compiler: %s: %w", label, err)
-			}
-			// A report build of a cached entry: keep the existing entry.
-		}
+	if opts.VecReport && why == "" {
+		// A report build of a good cached entry: keep the entry.
+		art.Elapsed = time.Since(start)
+		return art, nil
+	}
+	if err := install(root, tmp, dir); err != nil {
+		return nil, fmt.Errorf("compiler: %s: installing the cache entry %s: %w", label, dir, err)
 	}
 	art.Elapsed = time.Since(start)
 	return art, nil
+}
+
+// progress notifies every opts.Progress while a compilation runs; the
+// returned function stops it.
+func progress(opts Options, label string, start time.Time, limit time.Duration) func() {
+	every := opts.Progress
+	if every <= 0 {
+		every = 10 * time.Second
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				opts.notify(fmt.Sprintf("gcdbg: still compiling %s: %.0f s so far (stopped after %v)", label, time.Since(start).Seconds(), limit))
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// ccCommand runs the compiler in its own process group, so that a timeout
+// kills cc with the cc1, as and ld it started, not cc alone.
+func ccCommand(ctx context.Context, path string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
 }
 
 // BuildAll builds programs in parallel, at most runtime.NumCPU() compilers

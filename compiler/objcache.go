@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -140,7 +139,7 @@ var errLink = errors.New("linking the per-kernel objects")
 
 func objectHash(text string, t *toolchain, flags []string) string {
 	h := sha256.New()
-	for _, s := range []string{"gcdbg.object/1", text, t.path, t.version, strings.Join(flags, " ")} {
+	for _, s := range []string{"gcdbg.object/1", codeForHash(text), t.path, t.version, strings.Join(flags, " ")} {
 		fmt.Fprintf(h, "%d:%s\x00", len(s), s)
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -164,6 +163,7 @@ func buildIncremental(ctx context.Context, p Program, parts []part, t *toolchain
 	defer os.RemoveAll(work)
 	oflags := objectFlags(flags)
 	objs := make([]string, len(parts))
+	fresh := make([]bool, len(parts))
 	outs := make([]string, len(parts))
 	errs := make([]error, len(parts))
 	sem := make(chan struct{}, runtime.NumCPU())
@@ -175,6 +175,7 @@ func buildIncremental(ctx context.Context, p Program, parts []part, t *toolchain
 			continue
 		}
 		built++
+		fresh[i] = true
 		wg.Add(1)
 		go func(i int, pt part) {
 			defer wg.Done()
@@ -186,7 +187,7 @@ func buildIncremental(ctx context.Context, p Program, parts []part, t *toolchain
 				return
 			}
 			args := append(append([]string{}, oflags...), "-o", obj, src)
-			cmd := exec.CommandContext(ctx, t.path, args...)
+			cmd := ccCommand(ctx, t.path, args...)
 			cmd.Dir = work
 			out, err := cmd.CombinedOutput()
 			outs[i] = string(out)
@@ -207,9 +208,16 @@ func buildIncremental(ctx context.Context, p Program, parts []part, t *toolchain
 	}
 	args := append(append(append([]string{}, flags...), "-o", "lib.so"), objs...)
 	args = append(args, libs...)
-	cmd := exec.CommandContext(ctx, t.path, args...)
+	cmd := ccCommand(ctx, t.path, args...)
 	cmd.Dir = tmp
 	if out, err := cmd.CombinedOutput(); err != nil {
+		// A damaged cached object fails the link: drop the ones taken from
+		// the cache so that the next build compiles them afresh.
+		for i := range parts {
+			if !fresh[i] {
+				_ = os.Remove(objs[i])
+			}
+		}
 		return "", built, cached, fmt.Errorf("compiler: %s: %w: %s %s failed: %w\n%s", label, errLink, t.path, strings.Join(args, " "), err, out)
 	} else {
 		warnings += string(out)
