@@ -69,7 +69,11 @@ func FromLog(l *Log, name, dir string) *Imported {
 			continue
 		}
 		need, ok := inputElements(c.graphText())
-		if !ok || need > budget {
+		if !ok {
+			c.ImportError = fmt.Sprintf("%s: its inputs need more than 2^62 random elements (an element count that overflows int64), more than the %d left for this log", c.ID, budget)
+			continue
+		}
+		if need > budget {
 			c.ImportError = fmt.Sprintf("%s: its inputs need %d random elements, more than the %d left for this log", c.ID, need, budget)
 			continue
 		}

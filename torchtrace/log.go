@@ -197,8 +197,8 @@ func (rd *reader) run() error {
 	}
 }
 
-// readLine returns the next line without its "\n" (a final line without
-// one included). A line over maxLine is drained and reported as tooLong.
+// readLine returns the next line without its "\n" or "\r\n" (a final line
+// without one included). A line over maxLine is drained and reported as tooLong.
 func (rd *reader) readLine() (string, bool, error) {
 	var buf []byte
 	for {
@@ -215,7 +215,11 @@ func (rd *reader) readLine() (string, bool, error) {
 		if err == bufio.ErrBufferFull {
 			continue
 		}
+		// A log whose line endings became CRLF (an editor, git's autocrlf,
+		// a Windows copy) reads like the LF original: tlparse hashes the
+		// payload's lines joined by "\n", without the "\r".
 		s := strings.TrimSuffix(string(buf), "\n")
+		s = strings.TrimSuffix(s, "\r")
 		return s, false, err
 	}
 }
