@@ -35,4 +35,20 @@ func TestReLULeadsToItsCLine(t *testing.T) {
 	if blockLit == 0 {
 		t.Errorf("the kernel around the ReLU's line should light up as a block")
 	}
+	// On screen: the kernels pane marks that C line with ◆, the rest of
+	// the kernel with ●.
+	m.setStage(1, stageIndex("kernels"))
+	var diamond []string
+	for _, row := range strings.Split(screen(m), "\n") {
+		if i := strings.Index(row, "◆ "); i >= 0 {
+			diamond = append(diamond, row[i:])
+		}
+	}
+	found := false
+	for _, r := range diamond {
+		found = found || strings.Contains(r, "// linear_relu_stack_1")
+	}
+	if !found || !strings.Contains(screen(m), "● ") {
+		t.Errorf("the screen's ◆ rows %q lack the C line computing the ReLU", diamond)
+	}
 }

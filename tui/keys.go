@@ -12,6 +12,7 @@ import (
 type keyMap struct {
 	Down, Up, PageDown, PageUp, Top, Bottom, Left, Right key.Binding
 	Focus, PrevStage, NextStage, PrevGraph, NextGraph    key.Binding
+	OtherNext, OtherPrev                                 key.Binding
 	Jump, Search, Next, Prev, Goto                       key.Binding
 	Explain, Tour, TourNext, TourPrev, Run, Device, View key.Binding
 	Help, Close, Quit                                    key.Binding
@@ -33,6 +34,8 @@ var keys = keyMap{
 	Focus:     b([]string{"tab", "shift+tab"}, "tab", "switch the focused pane"),
 	PrevStage: b([]string{"["}, "[", "previous stage in the focused pane"),
 	NextStage: b([]string{"]"}, "]", "next stage in the focused pane"),
+	OtherNext: b([]string{"o"}, "o", "other pane: next line the selection lights (wraps)"),
+	OtherPrev: b([]string{"O"}, "O", "other pane: previous lit line"),
 	PrevGraph: b([]string{"<"}, "<", "previous captured graph (graph breaks)"),
 	NextGraph: b([]string{">"}, ">", "next captured graph"),
 	Jump:      b([]string{"enter"}, "enter", "show the selection's original nodes (captured) and user source"),
@@ -56,7 +59,7 @@ var keys = keyMap{
 func (k keyMap) groups() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom, k.Left, k.Right},
-		{k.Focus, k.PrevStage, k.NextStage, k.PrevGraph, k.NextGraph, k.View},
+		{k.Focus, k.PrevStage, k.NextStage, k.OtherNext, k.OtherPrev, k.PrevGraph, k.NextGraph, k.View},
 		{k.Jump, k.Search, k.Next, k.Prev, k.Goto},
 		{k.Explain, k.Tour, k.TourNext, k.TourPrev, k.Run, k.Device, k.Help, k.Close, k.Quit},
 	}

@@ -53,6 +53,12 @@ type Model struct {
 	tour    *tour
 	notice  string
 	related map[nodeID]bool
+	// sel is the selection the related set was computed from. Moving a
+	// cursor (j/k, search, g, a click) replaces it; stepping a pane's
+	// stage (] [) and switching panes keep it (keepSel), so one node can
+	// be followed from the captured graph to its kernel lines and back.
+	sel     []nodeID
+	keepSel bool
 	selAt   [3]int // graph, stage, line the related set was computed for
 	watch   watchState
 }
@@ -249,10 +255,17 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.left += 8
 	case key.Matches(msg, keys.Focus):
 		m.focus = 1 - m.focus
+		m.keepSel = true
 	case key.Matches(msg, keys.PrevStage):
+		m.keepSel = true
 		m.setStage(m.focus, p.stage-1)
 	case key.Matches(msg, keys.NextStage):
+		m.keepSel = true
 		m.setStage(m.focus, p.stage+1)
+	case key.Matches(msg, keys.OtherNext):
+		m.otherLit(1)
+	case key.Matches(msg, keys.OtherPrev):
+		m.otherLit(-1)
 	case key.Matches(msg, keys.NextGraph), key.Matches(msg, keys.PrevGraph):
 		m.switchGraph(key.Matches(msg, keys.NextGraph))
 	case key.Matches(msg, keys.Jump):
@@ -300,7 +313,7 @@ func (m *Model) setStage(p, i int) {
 	pn.gv = nil
 	pn.left = 0
 	nd := d.stages[i]
-	if l := firstRelated(nd, m.related); l >= 0 {
+	if l := bestLine(nd, m.sel, m.related); l >= 0 {
 		pn.cursor = l
 	} else if c, ok := pn.remember[i]; ok {
 		pn.cursor = c
@@ -330,7 +343,7 @@ func (m *Model) switchGraph(next bool) {
 		m.panes[p].step(m.stageDoc(p), 1)
 		m.panes[p].cursor = max(m.panes[p].cursor, 0)
 	}
-	m.related = nil
+	m.related, m.sel = nil, nil
 	m.source = nil
 }
 
@@ -365,10 +378,14 @@ func (m *Model) refresh() {
 		return
 	}
 	m.selAt = at
-	m.related = m.doc().prov.Related(m.selection()...)
+	if !m.keepSel || m.related == nil {
+		m.sel = m.selection()
+		m.related = m.doc().prov.Related(m.sel...)
+	}
+	m.keepSel = false
 	o := 1 - m.focus
 	od := m.stageDoc(o)
-	if l := firstRelated(od, m.related); l >= 0 {
+	if l := bestLine(od, m.sel, m.related); l >= 0 {
 		m.panes[o].cursor = l
 		m.panes[o].show(od, l, m.paneBody())
 	}
@@ -526,9 +543,56 @@ func (m *Model) relatedStages() []bool {
 	return out
 }
 
-// cursorNodes names what the focused cursor stands for, for the status line.
+// otherLit moves the other pane's cursor to the next (dir 1) or previous
+// lit line of the selection, wrapping: the lines a selection lights far
+// down a long stage (the backward half of a joint graph) are one key away.
+func (m *Model) otherLit(dir int) {
+	o := 1 - m.focus
+	d := m.stageDoc(o)
+	var lit []int
+	for i := range d.lines {
+		if lineRelated(d, i, m.related) {
+			lit = append(lit, i)
+		}
+	}
+	if len(lit) == 0 {
+		m.notice = "the selection lights no line of " + d.name
+		return
+	}
+	cur := m.panes[o].cursor
+	k := -1
+	if dir > 0 {
+		for j, l := range lit {
+			if l > cur {
+				k = j
+				break
+			}
+		}
+		if k < 0 {
+			k = 0
+		}
+	} else {
+		for j := len(lit) - 1; j >= 0; j-- {
+			if lit[j] < cur {
+				k = j
+				break
+			}
+		}
+		if k < 0 {
+			k = len(lit) - 1
+		}
+	}
+	m.panes[o].cursor = lit[k]
+	m.panes[o].show(d, lit[k], m.paneBody())
+	m.notice = fmt.Sprintf("%s: lit line %d of %d", d.name, k+1, len(lit))
+}
+
+// cursorNodes names the selection, for the status line.
 func (m *Model) cursorNodes() string {
-	sel := m.selection()
+	sel := m.sel
+	if sel == nil {
+		sel = m.selection()
+	}
 	names := make([]string, 0, len(sel))
 	for _, id := range sel {
 		names = append(names, id.Name)
@@ -551,7 +615,16 @@ func global(msg tea.KeyPressMsg) bool {
 func (m *Model) toggleGraph() {
 	p := &m.panes[m.focus]
 	if p.gv != nil {
+		// Back to text on the line of the node selected in the drawing.
+		names := p.gv.Selected()
 		p.gv = nil
+		d := m.stageDoc(m.focus)
+		if len(names) > 0 {
+			if l, ok := d.defLine[names[0]]; ok {
+				p.cursor = l
+				p.clamp(d, m.paneBody())
+			}
+		}
 		return
 	}
 	d := m.stageDoc(m.focus)

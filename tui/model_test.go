@@ -1,12 +1,15 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"gcdbg/stages"
 )
 
 // typeText sends each character of s as a key press.
@@ -223,22 +226,63 @@ func TestGraphSwitch(t *testing.T) {
 	}
 }
 
-// Every fixture opens, tours and renders every stage without panicking.
+// Every fixture opens and renders every stage: the focused pane's header
+// names the stage, the screen keeps its size, a stage with an artifact
+// shows its first line, e explains it with the stage table's own text,
+// and the tour's every step shows its title.
 func TestEveryFixtureRendersEveryStage(t *testing.T) {
 	for _, f := range []string{"mlp.json", "sin_cos.json", "clamp_min.json", "mul_relu_div_sum.json", "conv_add.json", "mlp_logsoftmax_sort.json", "graph_break.json", "transformer_block.json"} {
 		m := loaded(t, f, 120, 30)
-		for i := range m.doc().stages {
-			m = press(m, "]", "j", "e")
-			_ = screen(m)
-			_ = i
+		m.setStage(0, 0)
+		for i, st := range stages.Table {
+			if i > 0 {
+				m = press(m, "]")
+			}
+			d := m.stageDoc(0)
+			if d.name != st.Name {
+				t.Fatalf("%s: ] shows %s, want %s", f, d.name, st.Name)
+			}
+			m = press(m, "e")
+			s := screen(m)
+			rows := strings.Split(s, "\n")
+			if len(rows) != 30 {
+				t.Errorf("%s %s: %d rows", f, st.Name, len(rows))
+			}
+			if !strings.Contains(rows[1], " "+st.Name+" ") && !strings.Contains(rows[1], " "+st.Name+" ·") {
+				t.Errorf("%s: the pane header %q does not name %s", f, rows[1], st.Name)
+			}
+			if !strings.Contains(s, "stage "+st.Name+" (e to close)") || !strings.Contains(s, firstWords(st.Explain)) {
+				t.Errorf("%s %s: e does not explain the stage:\n%s", f, st.Name, s)
+			}
+			if d.err == "" && !strings.Contains(s, firstWords(strings.TrimSpace(d.lines[m.panes[0].top]))) {
+				t.Errorf("%s %s: the pane does not show its text", f, st.Name)
+			}
+			if d.err == "" && strings.Contains(strings.Join(d.lines, "\n"), "could not print") {
+				t.Errorf("%s %s: printer failed", f, st.Name)
+			}
+			m = press(m, "e")
 		}
 		m = press(m, "t")
-		for range m.tour.steps {
+		for i := range m.tour.steps {
+			if s := screen(m); !strings.Contains(s, fmt.Sprintf("tour %d/%d", i+1, len(m.tour.steps))) {
+				t.Errorf("%s: tour step %d not on screen", f, i+1)
+			}
 			m = press(m, "space")
-			_ = screen(m)
 		}
 		m = press(m, "esc", "esc", "esc")
 	}
+}
+
+// firstWords is the first 20 bytes of s, cut at a space.
+func firstWords(s string) string {
+	if len(s) <= 20 {
+		return s
+	}
+	s = s[:20]
+	if i := strings.LastIndex(s, " "); i > 0 {
+		s = s[:i]
+	}
+	return s
 }
 
 func TestTourStepsSelectTheirNodes(t *testing.T) {

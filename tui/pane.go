@@ -65,6 +65,29 @@ func lineDirect(d *stageDoc, i int, rel map[nodeID]bool) bool {
 	return false
 }
 
+// bestLine is where a pane showing d puts its cursor to follow the
+// selection: the line defining a related node of the selection's own name
+// (the ReLU stays the ReLU), else the first line defining any related node
+// (the kernel computing it), else the first line it lights up; -1 if none.
+func bestLine(d *stageDoc, sel []nodeID, rel map[nodeID]bool) int {
+	if len(rel) == 0 {
+		return -1
+	}
+	for _, s := range sel {
+		if l, ok := d.defLine[s.Name]; ok && rel[nodeID{Stage: d.idx, Name: s.Name}] {
+			return l
+		}
+	}
+	for i, refs := range d.refs {
+		for _, id := range refs {
+			if rel[id] {
+				return i
+			}
+		}
+	}
+	return firstRelated(d, rel)
+}
+
 // firstRelated is the first line of d the selection lights up, or -1.
 func firstRelated(d *stageDoc, rel map[nodeID]bool) int {
 	best := -1
@@ -154,6 +177,9 @@ func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused bool, width, heigh
 		case focused && i == p.cursor:
 			gutter = "▶ "
 			sb.WriteString(gutter + styles.cursor.Render(padCut(cutLeft(text, p.left), width-2)))
+		case lineDirect(d, i, rel):
+			gutter = "◆ "
+			sb.WriteString(styles.mark.Render(gutter) + styles.related.Render(padCut(cutLeft(text, p.left), width-2)))
 		case lineRelated(d, i, rel):
 			gutter = "● "
 			sb.WriteString(styles.mark.Render(gutter) + styles.related.Render(padCut(cutLeft(text, p.left), width-2)))
