@@ -33,7 +33,9 @@ type guardedTensor struct {
 	grad  bool
 }
 
-// graphText is the compile's graph with directives for untyped inputs.
+// graphText is the compile's graph with directives: the shape of each
+// untyped input, and requires_grad for the inputs a training log says are
+// trainable (trainableInputs), so gcdbg builds its own joint graph.
 func (c *Compile) graphText() string {
 	def := c.Graph
 	if i := strings.Index(def, "def forward("); i >= 0 {
@@ -43,13 +45,16 @@ func (c *Compile) graphText() string {
 		}
 	}
 	ms := untypedInput.FindAllStringSubmatch(def, -1)
-	if len(ms) == 0 {
+	trainable, _ := c.trainableInputs()
+	if len(ms) == 0 && len(trainable) == 0 {
 		return c.Graph
 	}
 	guarded := map[string]guardedTensor{}
-	for _, g := range c.ProducerGuards() {
-		if m := tensorMatch.FindStringSubmatch(g.Text); m != nil {
-			guarded[squash(m[1])] = guardedTensor{dtype: shortDType[m[2]], grad: m[3] == "True"}
+	if len(ms) > 0 {
+		for _, g := range c.ProducerGuards() {
+			if m := tensorMatch.FindStringSubmatch(g.Text); m != nil {
+				guarded[squash(m[1])] = guardedTensor{dtype: shortDType[m[2]], grad: m[3] == "True"}
+			}
 		}
 	}
 	var b strings.Builder
@@ -77,12 +82,17 @@ func (c *Compile) graphText() string {
 			}
 		}
 		fmt.Fprintf(&b, "# gcdbg: input %s %s[%s]\n", name, dtype, strings.Join(dims, ", "))
-		if gt.grad {
-			fmt.Fprintf(&b, "# gcdbg: requires_grad %s\n", name)
+	}
+	for _, p := range forwardParams(c.Graph) {
+		if trainable[p] && identifier.MatchString(p) {
+			fmt.Fprintf(&b, "# gcdbg: requires_grad %s\n", p)
 		}
 	}
 	return b.String() + c.Graph
 }
+
+// identifier is a name a directive may carry.
+var identifier = regexp.MustCompile(`^[A-Za-z_]\w*$`)
 
 // squash reduces a Dynamo source (L['x']) and the placeholder Dynamo names
 // after it (L_x_) to the same key: lower-case letters and digits only.
