@@ -85,6 +85,10 @@ func FromLog(l *Log, name, dir string) *Imported {
 		}
 		g.Name = c.ID
 		g.Guards = c.ProducerGuards()
+		if g.Expected, err = expectedFor(g, c, name, dir); err != nil {
+			c.ImportError = err.Error()
+			continue
+		}
 		c.Imported = true
 		tr.Graphs = append(tr.Graphs, g)
 		refs[g.Name] = c.References()
@@ -159,6 +163,11 @@ func (c *Compile) References() []Reference {
 			if key == k || strings.HasPrefix(key, k+" (") {
 				out = append(out, Reference{Name: key, Text: c.Reference[key]})
 				shown[key] = true
+			}
+		}
+		if k == "aot_backward_graph" {
+			if s := c.savedText(); s != "" {
+				out = append(out, Reference{Name: "saved for backward (PyTorch)", Text: s})
 			}
 		}
 	}
