@@ -200,7 +200,7 @@ var extDecompositions = []decomposition{
 	{"aten.softshrink", "softshrink(x, l) = where(x > l, x - l, where(x < -l, x + l, 0))",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			l := b.float(a[1])
-			return b.o("where", b.o("gt", a[0], l), b.o("sub", a[0], l), b.o("where", b.o("lt", a[0], -l), b.o("add", a[0], l), b.o("mul", a[0], int64(0))))
+			return b.o("where", b.o("gt", a[0], l), b.o("sub", a[0], l), b.o("where", b.o("lt", a[0], -l), b.o("add", a[0], l), b.o("full", ir.Tuple{}, int64(0), b.dtype(a[0]))))
 		}},
 	{"aten.prelu", "prelu(x, w) = where(x > 0, x, w * x), w [C] viewed along dim 1",
 		func(b *builder, a []ir.Arg) ir.Arg {
@@ -237,7 +237,12 @@ var extDecompositions = []decomposition{
 			s, e, w := a[0], a[1], a[2]
 			d := b.o("sub", e, s)
 			lo := func() ir.Arg { return b.o("add", s, b.o("mul", w, d)) }
-			hi := func() ir.Arg { return b.o("sub", e, b.o("mul", d, b.o("sub", int64(1), w))) }
+			hi := func() ir.Arg {
+				if dIsNum(w) {
+					return b.o("sub", e, b.o("mul", d, 1-b.float(w)))
+				}
+				return b.o("sub", e, b.o("mul", d, b.o("sub", int64(1), w)))
+			}
 			if dIsNum(w) {
 				if math.Abs(b.float(w)) < 0.5 {
 					return lo()

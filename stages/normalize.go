@@ -193,9 +193,6 @@ func normalize(u *Unit) error {
 			return fmt.Errorf("graph %q: node %q: %w", g.Name, n.Name, err)
 		}
 	}
-	if err := nz.trainingPass(); err != nil { // training.go: BatchNorm stats, random draws
-		return err
-	}
 	if err := nz.out.Validate(); err != nil {
 		return err
 	}
@@ -324,6 +321,9 @@ func (nz *normalizer) call(n *ir.Node) error {
 	d, al, ok := canonicalFor(n)
 	if !ok {
 		return unsupported(n)
+	}
+	if d.Name == "aten.round" && roundHasDecimals(n) { // torch.round(x, decimals=d)
+		d, al = ir.Lookup("aten.round_decimals"), alias{Op: "round_decimals"}
 	}
 	d, args, err := bindAlias(n, d, al)
 	if err != nil {
