@@ -284,7 +284,9 @@ func (jg *jointInfo) minCut() (*Partition, error) {
 			// the primal is alive anyway and its views cost nothing to
 			// redo in backward, while a saved view must be materialized.
 			w = w*tieScale + 1
-			if n.Op == ir.Placeholder {
+			if n.Op == ir.Placeholder && w > 1 {
+				// (a zero-element primal keeps capacity 1: a zero-capacity
+				// edge is never listed in the cut, so it could not be saved)
 				w--
 			}
 		}
