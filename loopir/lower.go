@@ -193,7 +193,7 @@ func (l *lowerer) value(a ir.Arg) (*View, ir.Arg, error) {
 }
 
 var viewOps = map[string]bool{"view": true, "permute": true, "expand": true, "slice": true, "select": true,
-	"unsqueeze": true, "squeeze": true, "alias": true}
+	"unsqueeze": true, "squeeze": true, "alias": true, "detach": true}
 
 var reductionOps = map[string]bool{"sum": true, "prod": true, "amax": true, "amin": true, "argmax": true, "argmin": true}
 

@@ -33,7 +33,7 @@ func (l *lowerer) view(n *ir.Node, op string, bound []ir.Arg) error {
 		return int(d), nil
 	}
 	switch op {
-	case "alias":
+	case "alias", "detach": // detach: the same values, no gradient (the joint graph's business)
 		out.Strides = in.Strides
 	case "permute":
 		dims, ok := bound[1].(ir.Tuple)

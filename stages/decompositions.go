@@ -85,8 +85,6 @@ var decompositions = []decomposition{
 		}},
 	{"aten.cross_entropy", "cross_entropy(x, t) = nll_loss(log_softmax(x, 1), t) with label smoothing (1-ls)*nll + ls/C * smooth, or -sum(log_softmax(x) * t * w, 1) for probability targets",
 		decompCrossEntropy},
-	{"aten.detach", "detach(x) = alias(x) (no autograd in a graph past functionalization)",
-		func(b *builder, a []ir.Arg) ir.Arg { return b.call("aten.alias", a[0]) }},
 	{"aten.dim", "folded: the number of dims, a Python int", foldPython},
 	{"aten.dropout", "dropout(x, p, training=False) = x (identity); training mode is random and refused",
 		func(b *builder, a []ir.Arg) ir.Arg {
@@ -97,14 +95,8 @@ var decompositions = []decomposition{
 			return a[0]
 		}},
 	{"aten.dtype", "folded: the dtype, a Python constant", foldPython},
-	{"aten.embedding", "embedding(idx, w) = view(index_select(w, 0, view(idx, [-1])), idx.shape + [D])",
-		func(b *builder, a []ir.Arg) ir.Arg {
-			idx, w := a[0], a[1]
-			is, ws := b.shape(idx), b.shape(w)
-			flat := b.reshape(idx, []int{numelOf(is)})
-			rows := b.call("aten.index_select", w, int64(0), flat)
-			return b.call("aten.view", rows, sizesArg(append(append([]int{}, is...), ws[1:]...)))
-		}},
+	{"aten.embedding", "embedding(idx, w) = view(index_select(w, 0, view(idx, [-1])), idx.shape + [D]); with padding_idx p the rows where idx == p are detach()ed, so the padding row's gradient stays zero",
+		decompEmbedding},
 	{"aten.expand_as", "expand_as(x, o) = expand(x, o.shape)",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.call("aten.expand", a[0], sizesArg(b.shape(a[1]))) }},
 	{"aten.flatten", "flatten(x, s, e) = reshape(x, shape with dims s..e multiplied together)",
@@ -442,8 +434,7 @@ func decompLayerNorm(b *builder, a []ir.Arg) ir.Arg {
 
 func decompBatchNorm(b *builder, a []ir.Arg) ir.Arg {
 	if b.bool(a[5]) {
-		b.failf("batch_norm in training mode updates running statistics; gcdbg runs it in eval mode only")
-		return nil
+		return decompBatchNormTraining(b, a) // decompose_train.go
 	}
 	x := a[0]
 	xs := b.shape(x)

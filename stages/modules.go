@@ -39,13 +39,10 @@ var moduleRules = map[string]moduleRule{
 		return "conv2d", []ir.Arg{x, paramArg(p, "weight"), paramArg(p, "bias"),
 			attr(m, "stride", int64(1)), attr(m, "padding", int64(0)), attr(m, "dilation", int64(1)), attr(m, "groups", int64(1))}, nil
 	},
-	"torch.nn.BatchNorm2d": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
-		if tr, _ := attr(m, "training", false).(bool); tr {
-			return "", nil, fmt.Errorf("module.attrs.training: BatchNorm2d in training mode is not supported; export with model.eval()")
-		}
-		return "batch_norm", []ir.Arg{x, paramArg(p, "running_mean"), paramArg(p, "running_var"), paramArg(p, "weight"), paramArg(p, "bias"),
-			false, attr(m, "momentum", 0.1), attr(m, "eps", 1e-5)}, nil
-	},
+	// BatchNorm1d/2d/3d: see modules_train.go (batchNormModule).
+	"torch.nn.BatchNorm1d": nil,
+	"torch.nn.BatchNorm2d": nil,
+	"torch.nn.BatchNorm3d": nil,
 	"torch.nn.LayerNorm": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
 		return "layer_norm", []ir.Arg{x, attr(m, "normalized_shape", nil), paramArg(p, "weight"), paramArg(p, "bias"), attr(m, "eps", 1e-5)}, nil
 	},
@@ -74,8 +71,11 @@ var moduleRules = map[string]moduleRule{
 		return "log_softmax", []ir.Arg{x, d}, nil
 	},
 	"torch.nn.Dropout": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
-		tr, _ := attr(m, "training", false).(bool)
-		return "dropout", []ir.Arg{x, attr(m, "p", 0.5), tr}, nil
+		tr, err := trainingFlag(m, "Dropout")
+		if err != nil {
+			return "", nil, err
+		}
+		return "dropout", []ir.Arg{x, attr(m, "p", 0.5), tr, attr(m, "inplace", false)}, nil
 	},
 	"torch.nn.Flatten": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
 		return "flatten", []ir.Arg{x, attr(m, "start_dim", int64(1)), attr(m, "end_dim", int64(-1))}, nil
@@ -128,29 +128,23 @@ func (nz *normalizer) module(n *ir.Node) error {
 	typ := moduleType(n.Module.Type)
 	rule, ok := moduleRules[typ]
 	if !ok {
-		return fmt.Errorf("module.type: unsupported module %q: gcdbg cannot run it, not even through its eager fallback (supported: Linear, Conv2d, BatchNorm2d, LayerNorm, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax, Dropout, Flatten, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Identity)", n.Module.Type)
+		return fmt.Errorf("module.type: unsupported module %q: gcdbg cannot run it, not even through its eager fallback (supported: Linear, Conv2d, BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax, Dropout, Flatten, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Identity)", n.Module.Type)
 	}
 	if len(n.Args) != 1 || len(n.Kwargs) != 0 {
 		return fmt.Errorf("args: %s takes one input, got %d args and %d kwargs", typ, len(n.Args), len(n.Kwargs))
 	}
 	params := map[string]*ir.Node{}
 	for _, local := range []string{"weight", "bias", "running_mean", "running_var"} {
-		q, ok := n.Module.Params[local]
-		if !ok || q == "" {
-			continue
-		}
-		if nz.src.Tensors[q] == nil {
-			return fmt.Errorf("module.params.%s: %q has no tensor", local, q)
-		}
-		ga := &ir.Node{Name: nz.fresh(q), Op: ir.GetAttr, Target: q}
-		td := nz.src.Tensors[q]
-		tm := &ir.TensorMeta{DType: td.T.DType, Shape: ir.ShapeOf(td.T.Shape), Stride: td.T.Strides, RequiresGrad: td.RequiresGrad}
-		ga.Meta.Tensor = tm
-		nz.metas[ga] = tm
-		if err := nz.add(ga, n); err != nil {
+		ga, err := nz.paramNode(n, local)
+		if err != nil {
 			return err
 		}
-		params[local] = ga
+		if ga != nil {
+			params[local] = ga
+		}
+	}
+	if isBatchNorm(typ) { // modules_train.go: the training flag, num_batches_tracked, momentum=None
+		return nz.batchNormModule(n, typ, params)
 	}
 	op, args, err := rule(n.Module, n.Args[0], params)
 	if err != nil {
@@ -181,6 +175,27 @@ func (nz *normalizer) module(n *ir.Node) error {
 		return checkMeta(n, c.Meta.Tensor)
 	}
 	return nil
+}
+
+// paramNode adds a get_attr node for the module's parameter or buffer
+// called local; nil when the module has none of that name.
+func (nz *normalizer) paramNode(n *ir.Node, local string) (*ir.Node, error) {
+	q, ok := n.Module.Params[local]
+	if !ok || q == "" {
+		return nil, nil
+	}
+	td := nz.src.Tensors[q]
+	if td == nil {
+		return nil, fmt.Errorf("module.params.%s: %q has no tensor", local, q)
+	}
+	ga := &ir.Node{Name: nz.fresh(q), Op: ir.GetAttr, Target: q}
+	tm := &ir.TensorMeta{DType: td.T.DType, Shape: ir.ShapeOf(td.T.Shape), Stride: td.T.Strides, RequiresGrad: td.RequiresGrad}
+	ga.Meta.Tensor = tm
+	nz.metas[ga] = tm
+	if err := nz.add(ga, n); err != nil {
+		return nil, err
+	}
+	return ga, nil
 }
 
 func isNew(params map[string]*ir.Node, n *ir.Node) bool {

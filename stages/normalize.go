@@ -193,6 +193,9 @@ func normalize(u *Unit) error {
 			return fmt.Errorf("graph %q: node %q: %w", g.Name, n.Name, err)
 		}
 	}
+	if err := nz.trainingPass(); err != nil { // training.go: BatchNorm stats, random draws
+		return err
+	}
 	if err := nz.out.Validate(); err != nil {
 		return err
 	}
