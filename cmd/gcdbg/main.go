@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"gcdbg/compiler"
+	"gcdbg/termsafe"
 )
 
 const usage = `gcdbg — a debugger for deep-learning graph compilers
@@ -36,6 +37,7 @@ Usage:
                                                 recompile FILE on every save, a line per compile: what
                                                 changed per stage, kernels rebuilt or cached, timings
   gcdbg compile [TRACE] -o DIR                  build every compiled graph into DIR (.so + manifest .json, index.json)
+  gcdbg cache  [clear]                          the build cache: where, how many programs, its size; clear empties it
   gcdbg stages                                  list the pipeline's stages with one line each
   gcdbg ops                                     list the canonical op set and its schemas
   gcdbg help                                    this text
@@ -60,6 +62,15 @@ func mainArgs(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cmd, rest := args[0], args[1:]
+	// Everything a command prints may hold names a trace controls: control
+	// characters in them are shown escaped (package termsafe), never sent to
+	// the terminal. The explorer's stdout is the TUI's own drawing (it
+	// sanitises names itself); its errors still go through stderr's filter.
+	// The hidden worker speaks a binary protocol on os.Stdout.
+	stderr = termsafe.Writer(stderr)
+	if cmd != "explore" {
+		stdout = termsafe.Writer(stdout)
+	}
 	switch cmd {
 	case "run":
 		return cmdRun(rest, stdout, stderr)
@@ -77,6 +88,8 @@ func mainArgs(args []string, stdout, stderr io.Writer) int {
 		return cmdExplore(rest, stdout, stderr)
 	case "watch":
 		return cmdWatch(rest, stdout, stderr)
+	case "cache":
+		return cmdCache(rest, stdout, stderr)
 	case "stages":
 		return cmdStages(stdout)
 	case "ops":
