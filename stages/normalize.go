@@ -300,7 +300,11 @@ func (nz *normalizer) node(n *ir.Node) error {
 	case ir.Output:
 		c := &ir.Node{Name: n.Name, Op: ir.Output, Target: "output", From: []string{n.Name}}
 		if len(n.Args) > 0 {
-			c.Args = []ir.Arg{nz.mapArg(n.Args[0])}
+			a, err := nz.flattenOutputs(nz.mapArg(n.Args[0]))
+			if err != nil {
+				return err
+			}
+			c.Args = []ir.Arg{a}
 		}
 		nz.out.Nodes = append(nz.out.Nodes, c)
 		nz.mapped[n] = c
