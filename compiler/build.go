@@ -97,7 +97,12 @@ type Artifact struct {
 }
 
 // baseFlags are the flags of every build; the libraries come last.
-var baseFlags = []string{"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-Wall"}
+// -fno-math-errno changes no value (NaN, ±Inf and -0 stay IEEE; only the
+// errno side effect goes): without it sqrtf keeps a branch to set errno
+// and libm calls count as memory writes, and gcc vectorizes neither loops
+// with a sqrt (layer_norm's rsqrt) nor hoists an invariant logf. No
+// -ffast-math: it would reorder and drop NaN/Inf handling.
+var baseFlags = []string{"-O3", "-march=native", "-fno-math-errno", "-fopenmp", "-fPIC", "-shared", "-Wall"}
 
 // toolchain is what a cc binary contributes to the hash.
 type toolchain struct {

@@ -35,6 +35,10 @@ type kernelGen struct {
 	// graph nodes whose value it is, so a reader (and the TUI) can go from
 	// a ReLU in the captured graph to the exact C line computing it.
 	note string
+	// vecNotes say how the kernel's loops are vectorized (vector.go), for
+	// the kernel's comment.
+	vecNotes []string
+	chunked  bool // the open vector reduce loop is cut into chunks
 }
 
 // value is a C expression (a temporary's name) and its dtype.
@@ -278,7 +282,52 @@ func (g *kernelGen) cast(v value, dt tensor.DType) value {
 	if dt == tensor.Bool {
 		return g.decl(dt, "("+v.c+" != 0)")
 	}
+	if false && v.dt.IsFloat() && dt.IsInt() {
+		return g.floatToInt(v, dt)
+	}
 	return g.decl(dt, "(("+g.ctype(dt)+")"+v.c+")")
+}
+
+// floatToInt converts a float to an integer dtype as PyTorch does on the
+// CPU, where C leaves NaN, ±Inf and values out of range undefined: int64
+// truncates through int64 and int32, int8 and uint8 through int32 (then
+// wrap), and NaN, ±Inf or a value outside that intermediate's range gives
+// its minimum (x86's cvttss2si, which PyTorch's static_cast compiles to).
+// tensor.FloatToInt is the same rule for the eager interpreter.
+func (g *kernelGen) floatToInt(v value, dt tensor.DType) value {
+	x := v
+	if !isIdent(x.c) {
+		x = g.decl(v.dt, v.c)
+	}
+	f := "f"
+	if v.dt == tensor.Float64 {
+		f = ""
+	}
+	if dt == tensor.Int64 {
+		it := g.ctype(tensor.Int64)
+		return g.decl(dt, fmt.Sprintf("((%s >= -9223372036854775808.0%s && %s < 9223372036854775808.0%s) ? (%s)%s : (%s)(-9223372036854775807L - 1L))",
+			x.c, f, x.c, f, it, x.c, it))
+	}
+	i32 := fmt.Sprintf("((%s >= -2147483648.0%s && %s < 2147483648.0%s) ? (%s)%s : (%s)(-2147483647 - 1))",
+		x.c, f, x.c, f, g.ctype(tensor.Int32), x.c, g.ctype(tensor.Int32))
+	if dt == tensor.Int32 {
+		return g.decl(dt, i32)
+	}
+	return g.decl(dt, "(("+g.ctype(dt)+")"+i32+")")
+}
+
+// isIdent reports whether c is a plain C identifier (a temporary), safe to
+// name twice in one expression.
+func isIdent(c string) bool {
+	if c == "" {
+		return false
+	}
+	for i, r := range c {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // decl binds expr to a fresh temporary of dtype dt.
@@ -497,6 +546,9 @@ func (g *kernelGen) comment() string {
 	fmt.Fprintf(&b, "// kernel %d: %s\n", g.idx, Comment(strings.Join(nodes, ", ")))
 	fmt.Fprintf(&b, "// origins: %s\n", Comment(strings.Join(origins, ", ")))
 	for _, s := range stack {
+		fmt.Fprintf(&b, "// %s\n", Comment(s))
+	}
+	for _, s := range g.vecNotes {
 		fmt.Fprintf(&b, "// %s\n", Comment(s))
 	}
 	return b.String()

@@ -382,8 +382,11 @@ type accum struct {
 	in, dt tensor.DType // input dtype, reduction result dtype
 	acc    string       // C accumulator
 	idx    string       // C index of argmax/argmin
-	vars   map[string]string
-	tmps   map[string]value
+	// In a vector pass (vector.go): part is the float partial sum of the
+	// current chunk (sum over float32), nan the NaN flag of max/min.
+	part, nan string
+	vars      map[string]string
+	tmps      map[string]value
 }
 
 // reductionNest writes the outer nest and its passes.
@@ -503,7 +506,12 @@ func (g *kernelGen) reducePass(p int, pass map[*loopir.Node]int) {
 		g.initAccum(a)
 	}
 	rs := loopNames("r", len(g.sp.reduce))
-	g.openLoops(rs, g.sp.reduce, "", false)
+	vec := g.vectorPass(accs, inner)
+	if vec {
+		g.openVectorLoops(rs, accs)
+	} else {
+		g.openLoops(rs, g.sp.reduce, "", false)
+	}
 	g.push()
 	for _, n := range g.k.Nodes {
 		for _, a := range accs {
@@ -519,7 +527,11 @@ func (g *kernelGen) reducePass(p int, pass map[*loopir.Node]int) {
 		}
 	}
 	g.pop()
-	g.closeLoops(len(rs))
+	if vec {
+		g.closeVectorLoops(rs, accs)
+	} else {
+		g.closeLoops(len(rs))
+	}
 	for _, a := range accs {
 		res := g.finish(a)
 		a.tmps[a.n.Body[a.at].Dst] = res

@@ -8,10 +8,12 @@ import (
 	"gcdbg/tensor"
 )
 
-// Reductions follow PyTorch's numerics: float sums and products
-// accumulate in double (a float32 accumulator loses digits over long
-// rows); max/min propagate NaN; argmax/argmin return the first index of
-// the extreme value, and the first NaN wins.
+// Reductions follow PyTorch's numerics: max/min propagate NaN;
+// argmax/argmin return the first index of the extreme value, and the
+// first NaN wins. Float sums accumulate in double in a scalar loop; in a
+// CPU vector pass (vector.go) a float32 sum keeps float partial sums in
+// vector lanes over chunks of the row and adds each chunk's sum into the
+// double accumulator (a cascade, as PyTorch's own float sums are).
 
 func (g *kernelGen) accType(a *accum) string {
 	switch a.op {
@@ -86,6 +88,10 @@ func (g *kernelGen) combine(a *accum, rs []string) {
 		return
 	}
 	x := v.c
+	if a.part != "" || a.nan != "" {
+		g.combineVector(a, x)
+		return
+	}
 	switch a.op {
 	case "sum":
 		g.line("%s += (%s)%s;", a.acc, g.accType(a), x)
