@@ -28,6 +28,9 @@ import (
 var fallbackOps = map[string]bool{
 	"aten.index": true, "aten.index_put": true, "aten.arange": true,
 	"aten.nll_loss": true, "aten.cross_entropy": true,
+	// random ops: the normalized stage replaces each by its draw, so no
+	// stage graph holds one (ops_train.go)
+	"aten.rand_like": true, "aten.randn_like": true,
 }
 
 type inferCase struct {
@@ -284,6 +287,10 @@ func syntheticCases() map[string][]inferCase {
 	m := tm(bl, []int{3, 4})
 	sets := map[string][][]ir.Value{}
 	add := func(op string, vals ...ir.Value) { sets["aten."+op] = append(sets["aten."+op], vals) }
+	for _, op := range []string{"philox_rand", "philox_randn"} { // gcdbg's own draws (ops_train.go)
+		add(op, ir.Tuple{int64(2), int64(3)}, int64(0), int64(8), nil)
+		add(op, ir.Tuple{int64(4)}, int64(1), int64(0), tensor.Float64)
+	}
 	for _, in := range []*ir.TensorMeta{x, xt, xe, xs, xi, tm(bl, []int{3})} {
 		for _, op := range []string{"neg", "exp", "relu", "sigmoid", "abs", "logical_not", "bitwise_not", "isnan", "sign", "floor", "silu", "square"} {
 			add(op, in)

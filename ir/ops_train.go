@@ -102,7 +102,7 @@ func init() {
 				return nil, err
 			}
 			return draw(x.Shape, 0, 0, dt)
-		}).Infer = inferRandLike
+		}) // inferred by example: no stage graph holds one
 	}
 	like("rand_like", tensor.PhiloxRand)
 	like("randn_like", tensor.PhiloxRandn)
@@ -132,6 +132,9 @@ func bernoulliEval(a Args) (Value, error) {
 	}
 	if a.V[2] != nil {
 		return nil, a.errf(2, "an explicit generator is not supported")
+	}
+	if !x.DType.IsFloat() {
+		return nil, a.errf(0, "bernoulli needs a floating tensor, got %s", x.DType)
 	}
 	u, err := tensor.PhiloxRand(x.Shape, 0, 0, tensor.Float64)
 	if err != nil {
@@ -190,10 +193,21 @@ func inferRandLike(a Args) (Value, error) {
 		return nil, err
 	}
 	dt := x.DType
-	if a.Op.Name != "aten.bernoulli" {
-		if dt, err = a.DType(1, x.DType); err != nil {
-			return nil, err
+	if a.Op.Name == "aten.bernoulli" {
+		if a.V[2] != nil {
+			return nil, a.errf(2, "an explicit generator is not supported")
 		}
+		if !dt.IsFloat() {
+			return nil, a.errf(0, "bernoulli needs a floating tensor, got %s", dt)
+		}
+		if pm, ok := a.V[1].(*TensorMeta); ok {
+			b, err := tensor.BroadcastShapes(pm.Shape.Sizes(), x.Shape.Sizes())
+			if err != nil || !equalSizes(b, x.Shape.Sizes()) {
+				return nil, fmt.Errorf("bernoulli: probabilities of shape %v do not fit %v", pm.Shape.Sizes(), x.Shape.Sizes())
+			}
+		}
+	} else if dt, err = a.DType(1, x.DType); err != nil {
+		return nil, err
 	}
 	if !dt.IsFloat() {
 		return nil, a.errf(0, "%s needs a floating dtype, got %s", a.Op.Name, dt)
@@ -360,4 +374,16 @@ func Bernoulli(u, p *tensor.Tensor, dt tensor.DType) (*tensor.Tensor, error) {
 		out.SetFlat(i, v)
 	}
 	return out, nil
+}
+
+func equalSizes(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
