@@ -282,7 +282,7 @@ func (g *kernelGen) cast(v value, dt tensor.DType) value {
 	if dt == tensor.Bool {
 		return g.decl(dt, "("+v.c+" != 0)")
 	}
-	if false && v.dt.IsFloat() && dt.IsInt() {
+	if v.dt.IsFloat() && dt.IsInt() {
 		return g.floatToInt(v, dt)
 	}
 	return g.decl(dt, "(("+g.ctype(dt)+")"+v.c+")")

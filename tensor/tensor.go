@@ -246,8 +246,34 @@ func (t *Tensor) SetFlat(i int, v float64) {
 			}
 			return
 		}
-		t.S.I[p] = wrapInt(t.DType, int64(v))
+		t.S.I[p] = FloatToInt(t.DType, v)
 	}
+}
+
+// FloatToInt converts a float to an integer dtype as PyTorch does on the
+// CPU (its static_cast, x86's cvttss2si): int64 truncates through int64,
+// the narrower dtypes through int32 and then wrap; NaN, ±Inf and values
+// outside the intermediate's range give its minimum. (Go's int64(NaN) is
+// unspecified; PyTorch's int32 cast of NaN is -2147483648, not 0.) The
+// generated C does the same (render's floatToInt).
+func FloatToInt(dt DType, v float64) int64 {
+	if dt == Bool {
+		if v != 0 {
+			return 1
+		}
+		return 0
+	}
+	if dt == Int64 {
+		if v >= -9223372036854775808.0 && v < 9223372036854775808.0 {
+			return int64(v)
+		}
+		return math.MinInt64
+	}
+	i32 := int64(math.MinInt32)
+	if v >= -2147483648.0 && v < 2147483648.0 {
+		i32 = int64(int32(v))
+	}
+	return wrapInt(dt, i32)
 }
 
 // SetFlatInt writes an integer to the i-th element.
