@@ -110,31 +110,40 @@ type compiledRun struct {
 // addCompiled runs u's compiled programs and puts their results in gr:
 // the comparisons are recomputed with the compiled values.
 func addCompiled(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult, refs *references) error {
+	cr, err := runCompiled(tr, u, opt)
+	if err != nil {
+		return err
+	}
+	return cr.fill(u, gr, refs)
+}
+
+// runCompiled builds (or finds) and runs u's compiled programs.
+func runCompiled(tr *trace.Trace, u *stages.Unit, opt Options) (*compiledRun, error) {
 	if len(u.Programs) == 0 {
-		return fmt.Errorf("graph %q: no compiled program (the loop stages did not run)", u.Captured.Name)
+		return nil, fmt.Errorf("graph %q: no compiled program (the loop stages did not run)", u.Captured.Name)
 	}
 	cr := &compiledRun{}
 	saved := map[string]*tensor.Tensor{}
 	for _, lp := range u.Programs {
 		p, err := program(tr, u, lp)
 		if err != nil {
-			return fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
+			return nil, fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
 		}
 		cr.builds = append(cr.builds, BuildInfo{Role: lp.Role, Cache: p.Cache, MS: p.BuildMS, Hash: p.Manifest.Hash})
 		in, err := programInputs(p.Manifest, lp.Graph, saved)
 		if err != nil {
-			return fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
+			return nil, fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
 		}
 		res, err := compiler.Exec(p.Library, p.Manifest, in, compiler.ExecOptions{Runs: opt.Runs})
 		if err != nil {
-			return fmt.Errorf("graph %q: %w", u.Captured.Name, err)
+			return nil, fmt.Errorf("graph %q: %w", u.Captured.Name, err)
 		}
 		cr.add(lp.Role, p.Manifest, res)
 		switch lp.Role {
 		case "forward":
 			n := u.Joint.NumOutputs
 			if len(res.Outputs) < n+len(u.Partition.Saved) {
-				return fmt.Errorf("graph %q (forward): %d outputs, want %d + %d saved", u.Captured.Name, len(res.Outputs), n, len(u.Partition.Saved))
+				return nil, fmt.Errorf("graph %q (forward): %d outputs, want %d + %d saved", u.Captured.Name, len(res.Outputs), n, len(u.Partition.Saved))
 			}
 			cr.outs = res.Outputs[:n]
 			for i, s := range u.Partition.Saved {
@@ -146,7 +155,7 @@ func addCompiled(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult, 
 			cr.outs = res.Outputs
 		}
 	}
-	return cr.fill(u, gr, refs)
+	return cr, nil
 }
 
 func (cr *compiledRun) add(role string, m *compiler.Manifest, res *compiler.ExecResult) {

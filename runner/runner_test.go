@@ -8,7 +8,7 @@ import (
 )
 
 // Every fixture, exported from real PyTorch, must match PyTorch's expected
-// outputs under gcdbg's eager interpreter (float32: rtol 1e-4, atol 1e-5).
+// outputs, grads and buffers under the accuracy verdict (package verdict).
 func TestFixturesMatchPyTorch(t *testing.T) {
 	paths, _ := filepath.Glob("../fixtures/*.json")
 	zoo, _ := filepath.Glob("../stages/testdata/*.json")

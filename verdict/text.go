@@ -33,6 +33,9 @@ func (j *Judgement) Short() string {
 		op = ">"
 	}
 	s := fmt.Sprintf("%s rmse %.2g %s %.2g", mark, j.RMSE, op, j.Bound())
+	if !(j.WorstErr <= j.WorstBound()) {
+		s += fmt.Sprintf(" · worst %.2g > %.2g", j.WorstErr, j.WorstBound())
+	}
 	if j.Check != nil && !j.Check.Agree {
 		s += " · reference ≠ PyTorch"
 	}
@@ -41,6 +44,9 @@ func (j *Judgement) Short() string {
 
 // Bound is the largest rmse that matches.
 func (j *Judgement) Bound() float64 { return j.Multiplier*j.BaselineRMSE + j.Floor }
+
+// WorstBound is the largest worst-element error that matches.
+func (j *Judgement) WorstBound() float64 { return j.Multiplier*j.BaselineWorstErr + j.Floor }
 
 // Detail is the judgement with every number that decided it, one line.
 func (j *Judgement) Detail() string {
@@ -54,7 +60,8 @@ func (j *Judgement) Detail() string {
 		b.WriteString("MISMATCH")
 	}
 	if j.Multiplier != 0 {
-		fmt.Fprintf(&b, ": rmse %.3g vs bound %.3g (= %g × baseline %.3g + floor %.3g)", j.RMSE, j.Bound(), j.Multiplier, j.BaselineRMSE, j.Floor)
+		fmt.Fprintf(&b, ": rmse %.3g vs bound %.3g (= %g × baseline %.3g + floor %.3g), worst element %.3g vs bound %.3g",
+			j.RMSE, j.Bound(), j.Multiplier, j.BaselineRMSE, j.Floor, j.WorstErr, j.WorstBound())
 	}
 	fmt.Fprintf(&b, "; max abs err %.3g, max rel err %.3g", j.MaxAbsErr, j.MaxRelErr)
 	if j.Check != nil {

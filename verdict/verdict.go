@@ -9,7 +9,8 @@
 //
 //	rmse(R, F) <= multiplier * baseline_rmse + floor
 //
-// where baseline_rmse is how far a plain float32 computation of the same
+// and the same holds for the worst element (max |R - F| against the
+// baseline's worst), where baseline_rmse is how far a plain float32 computation of the same
 // graph is from F (PyTorch's recorded float32 result, gcdbg's eager run in
 // the graph's own dtype, and gcdbg's float64 run with simulated float32
 // rounding: the largest of those given), multiplier is 2 (3 for half types
@@ -97,6 +98,12 @@ type Element struct {
 type RefCheck struct {
 	RMSE       float64 `json:"rmse"`       // rmse(PyTorch, F)
 	NoiseRMSE  float64 `json:"noise_rmse"` // float32 rounding's estimated size
+	// WorstErr is max |PyTorch - F|, NoiseWorstErr rounding's worst element.
+	WorstErr      float64 `json:"worst_err"`
+	NoiseWorstErr float64 `json:"noise_worst_err"`
+	// WorstFloor is 1e-4 of F's largest magnitude: PyTorch's kernels may
+	// round one element worse than the simulation of gcdbg's formulas says.
+	WorstFloor float64 `json:"worst_floor"`
 	Multiplier float64 `json:"multiplier"`
 	Floor      float64 `json:"floor"`
 	Agree      bool    `json:"agree"`
@@ -111,6 +118,11 @@ type Judgement struct {
 	// RMSE is rmse(result, F); BaselineRMSE is the float32 baseline's.
 	RMSE         float64 `json:"rmse"`
 	BaselineRMSE float64 `json:"baseline_rmse"`
+	// WorstErr is max |result - F| over the elements; BaselineWorstErr the
+	// baseline's. The rule holds for the worst element as for the rmse, so
+	// one wrong element of a large tensor is not averaged away.
+	WorstErr         float64 `json:"worst_err"`
+	BaselineWorstErr float64 `json:"baseline_worst_err"`
 	Multiplier   float64 `json:"multiplier"`
 	Floor        float64 `json:"floor"`
 	// Baseline names what BaselineRMSE measured; Reference what F is.
@@ -162,13 +174,24 @@ func Multiplier(dt tensor.DType, numel int) float64 {
 
 // RefMultiplier is how far beyond the simulated float32 rounding PyTorch's
 // own float32 result may sit from F before gcdbg's reference is called
-// wrong: PyTorch's kernels use other summation orders and algorithms, whose
-// error is of the same order but not the same size.
-const RefMultiplier = 10
+// wrong. PyTorch's kernels use other formulas and summation orders; where
+// a sum cancels (a gradient that is zero in exact arithmetic) their error
+// exceeds the simulation of gcdbg's own formulas by up to 40× in the cases
+// measured (softmax backward over 8,192-wide rows: 40×; the gradient of a
+// conv bias feeding a training-mode BatchNorm: 14×), while a real
+// difference in semantics sits 10^5× and more above it (Embedding's
+// padding row: 2.7·10^6×; a relu derivative scaled by 1.5: see the tests).
+const RefMultiplier = 100
 
 // relFloor and absFloor make the floor: 1e-5 * rms(F) + absFloor.
+// refFloor is the reference check's relative floor: that check looks for
+// semantics that differ from PyTorch's (a wrong derivative, a padding row
+// PyTorch leaves at zero), whose errors are orders of magnitude above
+// rounding; PyTorch's float32 kernels may round a little worse than the
+// simulation of gcdbg's own formulas estimates.
 const (
 	relFloor = 1e-5
+	refFloor = 1e-4
 	absFloor = 1e-12
 )
 
@@ -258,14 +281,14 @@ func Judge(in Input) Judgement {
 	rmsF := rms(f, r, a)
 	j.Floor = relFloor*rmsF + absFloor
 	j.RMSE = rmse(r, f, r, a)
+	j.WorstErr = maxErr(r, f, r, a)
 	var names []string
 	for _, b := range in.Baselines {
 		if b.T == nil || !sameShape(b.T.Shape, r.Shape) {
 			continue
 		}
-		if e := rmse(b.T, f, r, a); e >= j.BaselineRMSE {
-			j.BaselineRMSE = e
-		}
+		j.BaselineRMSE = math.Max(j.BaselineRMSE, rmse(b.T, f, r, a))
+		j.BaselineWorstErr = math.Max(j.BaselineWorstErr, maxErr(b.T, f, r, a))
 		names = append(names, b.Name)
 	}
 	j.Baseline = strings.Join(names, ", ")
@@ -274,24 +297,36 @@ func Judge(in Input) Judgement {
 		j.Why = joinWhy(j.Why, fmt.Sprintf("rmse %.3g vs the float64 reference exceeds %g × baseline %.3g + floor %.3g",
 			j.RMSE, j.Multiplier, j.BaselineRMSE, j.Floor))
 	}
+	if !(j.WorstErr <= j.Multiplier*j.BaselineWorstErr+j.Floor) {
+		j.Match = false
+		j.Why = joinWhy(j.Why, fmt.Sprintf("worst element error %.3g vs the float64 reference exceeds %g × the baseline's worst %.3g + floor %.3g",
+			j.WorstErr, j.Multiplier, j.BaselineWorstErr, j.Floor))
+	}
 	if in.Independent != nil && in.Ref64 != nil && sameShape(in.Independent.Shape, r.Shape) && in.Independent.DType.IsFloat() {
-		rc := &RefCheck{Multiplier: RefMultiplier, Floor: j.Floor}
+		rc := &RefCheck{Multiplier: RefMultiplier, Floor: refFloor*rmsF + absFloor}
 		rc.RMSE = rmse(in.Independent, f, r, a)
-		rc.NoiseRMSE = j.RMSE
+		rc.WorstErr = maxErr(in.Independent, f, r, a)
+		rc.NoiseRMSE, rc.NoiseWorstErr = j.RMSE, j.WorstErr
+		noise := []*tensor.Tensor{in.Noise}
 		for _, b := range in.Baselines {
-			if b.T != nil && b.T != in.Independent && sameShape(b.T.Shape, r.Shape) {
-				rc.NoiseRMSE = math.Max(rc.NoiseRMSE, rmse(b.T, f, r, a))
+			if b.T != in.Independent {
+				noise = append(noise, b.T)
 			}
 		}
-		if in.Noise != nil && sameShape(in.Noise.Shape, r.Shape) {
-			rc.NoiseRMSE = math.Max(rc.NoiseRMSE, rmse(in.Noise, f, r, a))
+		for _, x := range noise {
+			if x != nil && sameShape(x.Shape, r.Shape) {
+				rc.NoiseRMSE = math.Max(rc.NoiseRMSE, rmse(x, f, r, a))
+				rc.NoiseWorstErr = math.Max(rc.NoiseWorstErr, maxErr(x, f, r, a))
+			}
 		}
-		rc.Agree = rc.RMSE <= rc.Multiplier*rc.NoiseRMSE+rc.Floor
+		rc.WorstFloor = refFloor*maxAbs(f, r, a) + absFloor
+		rc.Agree = rc.RMSE <= rc.Multiplier*rc.NoiseRMSE+rc.Floor &&
+			rc.WorstErr <= rc.Multiplier*rc.NoiseWorstErr+rc.WorstFloor
 		j.Check = rc
 		if !rc.Agree {
 			j.Match = false
-			j.Why = joinWhy(j.Why, fmt.Sprintf("gcdbg's float64 reference is %.3g (rmse) from PyTorch's result, far beyond float32 rounding (%.3g): gcdbg's semantics differ from PyTorch's here (eager interpreter, decomposition or derivative), not only its compiled code",
-				rc.RMSE, rc.NoiseRMSE))
+			j.Why = joinWhy(j.Why, fmt.Sprintf("gcdbg's float64 reference is %.3g (rmse; worst element %.3g) from PyTorch's result, far beyond float32 rounding (%.3g; worst %.3g): gcdbg's semantics differ from PyTorch's here (eager interpreter, decomposition or derivative), or PyTorch's recorded value is not what this graph computes",
+				rc.RMSE, rc.WorstErr, rc.NoiseRMSE, rc.NoiseWorstErr))
 		}
 	}
 	return j
@@ -326,6 +361,31 @@ func rmse(x, f *tensor.Tensor, masks ...*tensor.Tensor) float64 {
 		return 0
 	}
 	return math.Sqrt(s / float64(k))
+}
+
+// maxErr is max |x - f| over the same elements as rmse.
+func maxErr(x, f *tensor.Tensor, masks ...*tensor.Tensor) float64 {
+	n := x.Numel()
+	var m float64
+	for i := 0; i < n; i++ {
+		xv, fv := x.Flat(i), f.Flat(i)
+		if !finite(xv) || !finite(fv) || !allFinite(i, masks) {
+			continue
+		}
+		m = math.Max(m, math.Abs(xv-fv))
+	}
+	return m
+}
+
+// maxAbs is max |f| over the same elements.
+func maxAbs(f *tensor.Tensor, masks ...*tensor.Tensor) float64 {
+	var m float64
+	for i := 0; i < f.Numel(); i++ {
+		if v := f.Flat(i); finite(v) && allFinite(i, masks) {
+			m = math.Max(m, math.Abs(v))
+		}
+	}
+	return m
 }
 
 // rms is the root-mean-square of f over the same elements.

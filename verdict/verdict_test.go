@@ -1,0 +1,220 @@
+package verdict
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gcdbg/tensor"
+)
+
+// f32 rounds vals to float32 in a float32 tensor; f64 keeps them.
+func f32(shape []int, vals []float64) *tensor.Tensor { return tensor.FromFloats(tensor.Float32, shape, vals) }
+func f64(shape []int, vals []float64) *tensor.Tensor { return tensor.FromFloats(tensor.Float64, shape, vals) }
+
+// noisy returns vals with a relative perturbation of about rel each.
+func noisy(vals []float64, rel float64, seed uint64) []float64 {
+	r := rand.New(rand.NewPCG(seed, 1))
+	out := make([]float64, len(vals))
+	for i, v := range vals {
+		out[i] = v * (1 + rel*(2*r.Float64()-1))
+	}
+	return out
+}
+
+func truth(n int, seed uint64) []float64 {
+	r := rand.New(rand.NewPCG(seed, 2))
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = r.NormFloat64()
+	}
+	return out
+}
+
+func judge(r, b, f []float64, shape []int) Judgement {
+	bt := f32(shape, b)
+	return Judge(Input{Result: f32(shape, r), Against: bt, Ref64: f64(shape, f),
+		Baselines: []Baseline{{Name: "PyTorch float32", T: bt}}, Independent: bt})
+}
+
+func TestRoundingLikeTheBaselineMatches(t *testing.T) {
+	const n = 4096
+	f := truth(n, 1)
+	b := noisy(f, 1e-6, 2) // PyTorch's float32 rounding
+	r := noisy(f, 1e-6, 3) // the compiled code's, different but as large
+	j := judge(r, b, f, []int{n})
+	if !j.Match {
+		t.Fatalf("a result as accurate as PyTorch's must match: %s", j.Detail())
+	}
+	if j.Multiplier != 2 || j.RMSE == 0 || j.BaselineRMSE == 0 || j.Floor <= 0 {
+		t.Errorf("the numbers that decided are missing: %+v", j)
+	}
+}
+
+func TestSmallTensorsGetMultiplierThree(t *testing.T) {
+	if Multiplier(tensor.Float32, 999) != 3 || Multiplier(tensor.Float32, 1000) != 2 || Multiplier(tensor.Float16, 1e6) != 3 {
+		t.Error("multiplier: 3 under 1,000 elements and for half types, else 2")
+	}
+}
+
+// Issue 14's false alarm: a gradient that is almost zero by cancellation.
+// PyTorch's float32 value is rounding noise of 1e-6 while the compiled code
+// is within 1e-12 of the float64 truth: allclose(rtol 1e-4, atol 1e-5)
+// failed it; the accuracy rule must not.
+func TestCancellationNoiseInPyTorchIsNoMismatch(t *testing.T) {
+	const n = 2048
+	f := make([]float64, n)
+	r := make([]float64, n)
+	b := make([]float64, n)
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := range f {
+		f[i] = 1e-12 * rng.NormFloat64()
+		r[i] = f[i] + 1e-14*rng.NormFloat64()
+		b[i] = 2e-5 * rng.NormFloat64()
+	}
+	// The float64 run with simulated float32 rounding sees the same
+	// cancellation (runner tests show it on a real softmax_sum trace).
+	noise := make([]float64, n)
+	for i := range noise {
+		noise[i] = f[i] + 1e-5*rng.NormFloat64()
+	}
+	bt := f32([]int{n}, b)
+	j := Judge(Input{Result: f32([]int{n}, r), Against: bt, Ref64: f64([]int{n}, f),
+		Baselines: []Baseline{{Name: "PyTorch float32", T: bt}}, Independent: bt, Noise: f64([]int{n}, noise)})
+	if !j.Match {
+		t.Fatalf("the compiled result is closer to the truth than PyTorch: %s", j.Detail())
+	}
+	// allclose would have failed it: |r - b| reaches 8e-5 > 1e-5 + 1e-4|b|.
+	if j.MaxAbsErr < 1e-5 {
+		t.Fatalf("test premise: the fixed tolerance would have passed (max abs err %g)", j.MaxAbsErr)
+	}
+}
+
+// The rule still catches a real error: a relative error of 1e-3 in one
+// element of a 512-element output.
+func TestOneWrongElementIsCaught(t *testing.T) {
+	const n = 512
+	f := truth(n, 4)
+	b := noisy(f, 6e-8, 5)
+	r := noisy(f, 6e-8, 6)
+	r[137] *= 1 + 1e-3
+	j := judge(r, b, f, []int{8, 64})
+	if j.Match {
+		t.Fatalf("a 1e-3 relative error in one element must not match: %s", j.Detail())
+	}
+	if j.Worst == nil || j.Worst.Index[0] != 2 || j.Worst.Index[1] != 9 {
+		t.Errorf("the worst element is [2 9] (flat 137): %+v", j.Worst)
+	}
+	if !strings.Contains(j.Detail(), "element [2 9]") {
+		t.Errorf("the message names the element: %s", j.Detail())
+	}
+}
+
+// A semantics gcdbg's reference shares with its compiled code (a wrong
+// derivative, PyTorch's zero padding row) makes R agree with F: only the
+// reference check against PyTorch can see it.
+func TestReferenceThatDisagreesWithPyTorchIsCaught(t *testing.T) {
+	const n = 800
+	f := truth(n, 8)
+	b := noisy(f, 6e-8, 9)
+	for i := 0; i < 16; i++ { // PyTorch zeroes one row; gcdbg does not
+		b[i] = 0
+	}
+	r := noisy(f, 6e-8, 10)
+	j := judge(r, b, f, []int{50, 16})
+	if j.Match {
+		t.Fatalf("gcdbg computing something else than PyTorch must not match: %s", j.Detail())
+	}
+	if j.Check == nil || j.Check.Agree || !strings.Contains(j.Why, "semantics differ") {
+		t.Errorf("the reference check should say why: %+v", j)
+	}
+	// Without the reference check, the rule alone is fooled: B is far from
+	// F, so anything close to F passes. That is why the check exists.
+	bt := f32([]int{50, 16}, b)
+	alone := Judge(Input{Result: f32([]int{50, 16}, r), Against: bt, Ref64: f64([]int{50, 16}, f),
+		Baselines: []Baseline{{Name: "PyTorch float32", T: bt}}})
+	if !alone.Match {
+		t.Errorf("without the check the rule passes (documenting the hole the check closes): %s", alone.Detail())
+	}
+}
+
+func TestNonFinitePositions(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	f := []float64{1, nan, inf, -inf, 2}
+	same := judge([]float64{1, nan, inf, -inf, 2}, []float64{1, nan, inf, -inf, 2}, f, []int{5})
+	if !same.Match {
+		t.Fatalf("NaN and ±Inf at the same positions match: %s", same.Detail())
+	}
+	moved := judge([]float64{1, 3, inf, -inf, 2}, []float64{1, nan, inf, -inf, 2}, f, []int{5})
+	if moved.Match || !strings.Contains(moved.Why, "NaN/Inf") || moved.Worst == nil || moved.Worst.Index[0] != 1 {
+		t.Fatalf("a NaN the result lacks is a mismatch at element 1: %+v", moved)
+	}
+	sign := judge([]float64{1, nan, -inf, -inf, 2}, []float64{1, nan, inf, -inf, 2}, f, []int{5})
+	if sign.Match {
+		t.Fatal("-Inf for +Inf is a mismatch")
+	}
+	// float32 overflow where float64 does not: positions are judged against
+	// the float32 values compared with, not against F.
+	over := judge([]float64{inf, 1}, []float64{inf, 1}, []float64{1e39, 1}, []int{2})
+	if !over.Match {
+		t.Fatalf("float32 overflow as PyTorch overflows is no mismatch: %s", over.Detail())
+	}
+}
+
+func TestIntegersMustBeEqual(t *testing.T) {
+	a := tensor.FromInts(tensor.Int64, []int{3}, []int64{1, 2, 3})
+	if j := Judge(Input{Result: a, Against: tensor.FromInts(tensor.Int64, []int{3}, []int64{1, 2, 3})}); !j.Match {
+		t.Errorf("equal ints match: %s", j.Detail())
+	}
+	j := Judge(Input{Result: a, Against: tensor.FromInts(tensor.Int64, []int{3}, []int64{1, 2, 4})})
+	if j.Match || j.Worst == nil || j.Worst.Index[0] != 2 {
+		t.Errorf("ints that differ by 1 do not match, worst at 2: %+v", j)
+	}
+}
+
+func TestShapeAndDTypeMismatch(t *testing.T) {
+	x := f32([]int{2, 2}, []float64{1, 2, 3, 4})
+	if j := Judge(Input{Result: x, Against: f32([]int{4}, []float64{1, 2, 3, 4})}); j.Match || !strings.Contains(j.Why, "shape") {
+		t.Errorf("shape: %+v", j)
+	}
+	if j := Judge(Input{Result: x, Against: f64([]int{2, 2}, []float64{1, 2, 3, 4})}); j.Match || !strings.Contains(j.Why, "dtype") {
+		t.Errorf("dtype: %+v", j)
+	}
+}
+
+func TestAllZeroMatchesAllZero(t *testing.T) {
+	z := make([]float64, 10)
+	if j := judge(z, z, z, []int{10}); !j.Match {
+		t.Errorf("zeros match zeros: %s", j.Detail())
+	}
+	tiny := make([]float64, 10)
+	tiny[3] = 1e-6
+	if j := judge(tiny, z, z, []int{10}); j.Match {
+		t.Errorf("1e-6 where PyTorch and the truth are exactly 0 is a mismatch: %s", j.Detail())
+	}
+}
+
+func TestWithoutFloat64ReferenceSaysSo(t *testing.T) {
+	x := f32([]int{3}, []float64{1, 2, 3})
+	j := Judge(Input{Result: x, Against: x, RefNote: "the float64 run failed: boom"})
+	if !j.Match || !strings.Contains(j.Reference, "none in float64") || !strings.Contains(j.Reference, "boom") {
+		t.Errorf("a degraded verdict says what it was judged against: %+v", j)
+	}
+}
+
+func TestNumJSON(t *testing.T) {
+	e := Element{Index: []int{1}, Got: Num(math.NaN()), Want: Num(math.Inf(-1))}
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Element
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(float64(back.Got)) || !math.IsInf(float64(back.Want), -1) {
+		t.Errorf("NaN/-Inf survive JSON: %s -> %+v", b, back)
+	}
+}
