@@ -96,8 +96,8 @@ type Element struct {
 // RefCheck is the check of the float64 reference against an independent
 // result (PyTorch's): is their distance explained by float32 rounding?
 type RefCheck struct {
-	RMSE       float64 `json:"rmse"`       // rmse(PyTorch, F)
-	NoiseRMSE  float64 `json:"noise_rmse"` // float32 rounding's estimated size
+	RMSE      float64 `json:"rmse"`       // rmse(PyTorch, F)
+	NoiseRMSE float64 `json:"noise_rmse"` // float32 rounding's estimated size
 	// WorstErr is max |PyTorch - F|, NoiseWorstErr rounding's worst element.
 	WorstErr      float64 `json:"worst_err"`
 	NoiseWorstErr float64 `json:"noise_worst_err"`
@@ -123,8 +123,8 @@ type Judgement struct {
 	// one wrong element of a large tensor is not averaged away.
 	WorstErr         float64 `json:"worst_err"`
 	BaselineWorstErr float64 `json:"baseline_worst_err"`
-	Multiplier   float64 `json:"multiplier"`
-	Floor        float64 `json:"floor"`
+	Multiplier       float64 `json:"multiplier"`
+	Floor            float64 `json:"floor"`
 	// Baseline names what BaselineRMSE measured; Reference what F is.
 	Baseline  string `json:"baseline,omitempty"`
 	Reference string `json:"reference,omitempty"`

@@ -11,8 +11,12 @@ import (
 )
 
 // f32 rounds vals to float32 in a float32 tensor; f64 keeps them.
-func f32(shape []int, vals []float64) *tensor.Tensor { return tensor.FromFloats(tensor.Float32, shape, vals) }
-func f64(shape []int, vals []float64) *tensor.Tensor { return tensor.FromFloats(tensor.Float64, shape, vals) }
+func f32(shape []int, vals []float64) *tensor.Tensor {
+	return tensor.FromFloats(tensor.Float32, shape, vals)
+}
+func f64(shape []int, vals []float64) *tensor.Tensor {
+	return tensor.FromFloats(tensor.Float64, shape, vals)
+}
 
 // noisy returns vals with a relative perturbation of about rel each.
 func noisy(vals []float64, rel float64, seed uint64) []float64 {
