@@ -354,3 +354,73 @@ func (p *Provenance) Kernels(u *Unit, stage int) map[string]string {
 	}
 	return out
 }
+
+// StageDiff is what a graph stage changed, by identity: its nodes against
+// the Parent stage's nodes they came from (From), as GOSSAFUNC and
+// Compiler Explorer's pipeline view show each pass's effect.
+type StageDiff struct {
+	Against int      // the stage compared with (Parent)
+	Added   []string // new nodes: none of their origins in Against has their name
+	Changed []string // nodes whose same-named origin differs (op, target, args, type)
+	Removed []string // nodes of Against that nothing here came from
+}
+
+// Unchanged reports whether the stage changed nothing.
+func (d *StageDiff) Unchanged() bool {
+	return len(d.Added) == 0 && len(d.Changed) == 0 && len(d.Removed) == 0
+}
+
+// Diff compares graph stage i with its Parent; nil when i has no graph or
+// no parent.
+func (p *Provenance) Diff(i int) *StageDiff {
+	g, par := p.Graph(i), p.Parent(i)
+	if g == nil || par < 0 {
+		return nil
+	}
+	pg := p.graphs[par]
+	d := &StageDiff{Against: par}
+	for _, n := range g.Nodes {
+		same := false
+		for _, u := range p.up[NodeRef{i, n.Name}] {
+			same = same || u.Name == n.Name
+		}
+		switch {
+		case !same:
+			d.Added = append(d.Added, n.Name)
+		case nodeSig(n) != nodeSig(pg.Node(n.Name)):
+			d.Changed = append(d.Changed, n.Name)
+		}
+	}
+	for _, n := range pg.Nodes {
+		hasChild := false
+		for _, c := range p.down[NodeRef{par, n.Name}] {
+			hasChild = hasChild || c.Stage == i
+		}
+		if !hasChild {
+			d.Removed = append(d.Removed, n.Name)
+		}
+	}
+	return d
+}
+
+// nodeSig is a node as the diff compares it: op, target, arguments (other
+// nodes by name) and its tensor type.
+func nodeSig(n *ir.Node) string {
+	if n == nil {
+		return ""
+	}
+	name := func(x *ir.Node) string { return "%" + x.Name }
+	var b strings.Builder
+	b.WriteString(n.Op + " " + n.Target + "(")
+	for _, a := range n.Args {
+		b.WriteString(ir.FormatArg(a, name) + ", ")
+	}
+	for _, kv := range n.Kwargs {
+		b.WriteString(kv.Name + "=" + ir.FormatArg(kv.Value, name) + ", ")
+	}
+	b.WriteString(")")
+	if n.Meta.Tensor != nil {
+		b.WriteString(" " + n.Meta.Tensor.String())
+	}
+	return b.String()
+}

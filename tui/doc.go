@@ -38,6 +38,12 @@ type stageDoc struct {
 	// lineOf is the reverse of hl: the lines each node highlights.
 	lineOf  map[nodeID][]int
 	colored map[int]string // syntax-coloured lines, filled as they are drawn
+	// What the stage changed against the one before (diff.go): a mark
+	// per line ('+' added, '~' changed), the counts, and whether nothing
+	// changed at all.
+	diffMark  []byte
+	diffSum   string
+	unchanged bool
 }
 
 // count is the stage list's per-stage number: nodes of a graph stage,
@@ -94,6 +100,9 @@ func buildUnitDoc(u *stages.Unit) *unitDoc {
 				}
 			}
 		}
+	}
+	for i := range ud.stages {
+		ud.diffStage(i)
 	}
 	return ud
 }

@@ -15,6 +15,7 @@ type keyMap struct {
 	OtherNext, OtherPrev                                 key.Binding
 	Jump, Search, Next, Prev, Goto                       key.Binding
 	Explain, Tour, TourNext, TourPrev, Run, Device, View key.Binding
+	Diff                                                 key.Binding
 	Help, Close, Quit                                    key.Binding
 }
 
@@ -49,6 +50,7 @@ var keys = keyMap{
 	TourPrev:  b([]string{"backspace"}, "backspace", "tour: previous step"),
 	Run:       b([]string{"r"}, "r", "run: compile, run, compare outputs and grads with PyTorch (again: rerun)"),
 	Device:    b([]string{"d"}, "d", "run panel: switch device (cpu, opencl, cuda, eager) and rerun"),
+	Diff:      b([]string{"D"}, "D", "diff: mark what each stage added (+) and changed (~) vs the one before; = unchanged"),
 	View:      b([]string{"v"}, "v", "toggle graph drawing / text (graph stages)"),
 	Help:      b([]string{"?"}, "?", "this help"),
 	Close:     b([]string{"esc"}, "esc", "close the help, source, run, explanation or tour"),
@@ -59,7 +61,7 @@ var keys = keyMap{
 func (k keyMap) groups() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom, k.Left, k.Right},
-		{k.Focus, k.PrevStage, k.NextStage, k.OtherNext, k.OtherPrev, k.PrevGraph, k.NextGraph, k.View},
+		{k.Focus, k.PrevStage, k.NextStage, k.OtherNext, k.OtherPrev, k.PrevGraph, k.NextGraph, k.View, k.Diff},
 		{k.Jump, k.Search, k.Next, k.Prev, k.Goto},
 		{k.Explain, k.Tour, k.TourNext, k.TourPrev, k.Run, k.Device, k.Help, k.Close, k.Quit},
 	}

@@ -46,6 +46,7 @@ type Model struct {
 	height  int
 	help    bool
 	explain bool
+	diff    bool // mark what each stage changed against the one before
 	prompt  *prompt
 	search  string
 	source  []string // the source panel's lines; nil when closed
@@ -280,6 +281,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.find(m.search, p.cursor-1, -1)
 	case key.Matches(msg, keys.Explain):
 		m.explain = !m.explain
+	case key.Matches(msg, keys.Diff):
+		m.diff = !m.diff
+		if m.diff {
+			m.notice = "diff: + added, ~ changed against the stage before; the stage list counts them, = unchanged"
+		}
 	case key.Matches(msg, keys.Tour):
 		return m.startTour()
 	case key.Matches(msg, keys.TourNext) && m.tour != nil:
@@ -607,7 +613,7 @@ func (m *Model) cursorNodes() string {
 // global keys work the same in graph mode; the others go to the drawing.
 func global(msg tea.KeyPressMsg) bool {
 	return key.Matches(msg, keys.Focus, keys.PrevStage, keys.NextStage, keys.PrevGraph, keys.NextGraph,
-		keys.View, keys.Help, keys.Close, keys.Quit, keys.Run, keys.Device, keys.Tour, keys.Explain, keys.Jump, keys.TourNext, keys.TourPrev)
+		keys.View, keys.Diff, keys.OtherNext, keys.OtherPrev, keys.Help, keys.Close, keys.Quit, keys.Run, keys.Device, keys.Tour, keys.Explain, keys.Jump, keys.TourNext, keys.TourPrev)
 }
 
 // toggleGraph switches the focused pane between text and a drawing of its

@@ -149,7 +149,7 @@ func (p *pane) scroll(d *stageDoc, delta, height int) {
 // view draws the pane: a header line then height-1 lines of text. Gutter
 // marks: ▶ the cursor (focused pane), ● a line of the selection, ◆ a
 // text line that names a selected node itself (e.g. the C line computing it).
-func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused bool, width, height int) string {
+func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused, diff bool, width, height int) string {
 	if width < 4 || height < 1 {
 		return ""
 	}
@@ -159,6 +159,9 @@ func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused bool, width, heigh
 		head += fmt.Sprintf(" · %d nodes", len(d.graph.Nodes))
 	}
 	head += fmt.Sprintf(" · line %d/%d", p.cursor+1, len(d.lines))
+	if diff && d.diffSum != "" {
+		head += " · " + d.diffSum
+	}
 	hs := styles.head
 	if focused {
 		hs = styles.focusHead
@@ -173,6 +176,12 @@ func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused bool, width, heigh
 		}
 		gutter := "  "
 		text := d.lines[i]
+		if diff && d.diffMark[i] != 0 {
+			// The diff mark is a third gutter cell: "● +", "▶ ~".
+			text = string(d.diffMark[i]) + text
+		} else if diff {
+			text = " " + text
+		}
 		switch {
 		case focused && i == p.cursor:
 			gutter = "▶ "
@@ -183,6 +192,15 @@ func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused bool, width, heigh
 		case lineRelated(d, i, rel):
 			gutter = "● "
 			sb.WriteString(styles.mark.Render(gutter) + styles.related.Render(padCut(cutLeft(text, p.left), width-2)))
+		case diff:
+			mark := " "
+			if d.diffMark[i] != 0 {
+				mark = styles.mark.Render(string(d.diffMark[i]))
+			}
+			if !focused && i == p.cursor {
+				gutter = "▷ "
+			}
+			sb.WriteString(gutter + mark + xansi.Cut(colorLine(d, i), p.left, p.left+width-3))
 		case !focused && i == p.cursor:
 			sb.WriteString("▷ " + xansi.Cut(colorLine(d, i), p.left, p.left+width-2))
 		default:

@@ -14,6 +14,9 @@ import (
 // layout returns the stage list's width and each pane's width.
 func (m *Model) layout() (listW, paneW int) {
 	listW = 24
+	if m.diff {
+		listW = 26
+	}
 	if m.width < 80 {
 		listW = 0
 	}
@@ -123,7 +126,7 @@ func (m *Model) mainView(h int) string {
 			cols[p] = strings.Split(m.panes[p].graphView(m.stageDoc(p), m.related, p == m.focus, pw, h), "\n")
 			continue
 		}
-		cols[p] = strings.Split(m.panes[p].view(m.stageDoc(p), m.related, p == m.focus, pw, h), "\n")
+		cols[p] = strings.Split(m.panes[p].view(m.stageDoc(p), m.related, p == m.focus, m.diff, pw, h), "\n")
 	}
 	sep := styles.dim.Render("│")
 	rows := make([]string, h)
@@ -180,7 +183,16 @@ func (m *Model) stageList(w, h int) string {
 				which += "◂" + fmt.Sprint(p+1)
 			}
 		}
-		name := fmt.Sprintf("%-11s%5s %-4s", sd.name, sd.count(), which)
+		count := sd.count()
+		if m.diff {
+			count = sd.diffShort()
+		} else if sd.unchanged {
+			count = "=" // GOSSAFUNC: a pass that changed nothing
+		}
+		name := fmt.Sprintf("%-11s%5s %-4s", sd.name, count, which)
+		if m.diff {
+			name = fmt.Sprintf("%-11s%-9s%-4s", sd.name, count, which)
+		}
 		if m.panes[m.focus].stage == i {
 			name = styles.focusHead.Render(name)
 		} else if which != "" {

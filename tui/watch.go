@@ -122,11 +122,7 @@ func runSummary(r watch.Result) string {
 		parts = append(parts, fmt.Sprintf("%d of %d programs rebuilt", len(r.Builds)-hit, len(r.Builds)))
 	}
 	if r.Run != nil {
-		if r.Run.OK {
-			parts = append(parts, "outputs match")
-		} else {
-			parts = append(parts, "outputs MISMATCH")
-		}
+		parts = append(parts, r.Run.Summary())
 	}
 	return strings.Join(parts, ", ")
 }
