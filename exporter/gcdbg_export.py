@@ -16,8 +16,10 @@ where MODEL.py defines make() returning (model_or_fn, example_inputs) or a dict
 
 Two capture paths:
   * "fx"     (default; PyTorch 1.13+): torch.fx symbolic tracing with stack traces recorded.
-  * "dynamo" (PyTorch 2.x only): torch.compile with a recording backend, one graph per graph break.
-             NOTE: written against the 2.x API but untested in this repository (only 1.13 here).
+  * "dynamo" (PyTorch 2.x; tested with 2.6): torch.compile with a recording backend, one graph per
+             graph break, each with its own guards.
+  * "aten"   (PyTorch 2.x; tested with 2.6): the same, recording AOTAutograd's aten-level
+             inference graphs (functionalized torch.ops.aten.* graphs, what Inductor receives).
 """
 
 import argparse
@@ -773,21 +775,24 @@ def _write_json(trace, out_path):
 
 
 def export(model_or_fn, example_inputs, name, out_path, *, train=False, graph_breaks=None,
-           sources=None, inline_limit_bytes=4096, runs=20, method="fx"):
+           sources=None, inline_limit_bytes=4096, runs=20, method="fx", dynamic=None):
     """Export model_or_fn on example_inputs as a gcdbg trace at out_path.
 
     graph_breaks: optional list of (fn, example_inputs, break_reason_or_None) pieces, each traced
       as one graph in order, to emulate the graphs Dynamo would produce on PyTorch 1.13.
       break_reason_or_None is a string, {"reason", "stack"} or (reason, [FRAME...]); every graph
       but the last gets a `break`.
-    method: "fx" (torch.fx.symbolic_trace) or "dynamo" (PyTorch 2.x only; untested here).
+    method: "fx" (torch.fx.symbolic_trace), "dynamo" (torch.compile, PyTorch 2.x; tested with 2.6)
+      or "aten" (torch.compile, AOTAutograd's aten-level inference graphs; PyTorch 2.x).
+    dynamic: torch.compile's dynamic flag, for "dynamo" and "aten".
     Returns the trace dict (as written)."""
     example_inputs = tuple(example_inputs)
-    if method == "dynamo":
+    if method in ("dynamo", "aten"):
         return export_dynamo(model_or_fn, example_inputs, name, out_path, train=train,
-                             sources=sources, inline_limit_bytes=inline_limit_bytes, runs=runs)
+                             sources=sources, inline_limit_bytes=inline_limit_bytes, runs=runs,
+                             aten=method == "aten", dynamic=dynamic)
     if method != "fx":
-        raise ValueError("unknown method %r (want 'fx' or 'dynamo')" % method)
+        raise ValueError("unknown method %r (want 'fx', 'dynamo' or 'aten')" % method)
 
     pieces = list(graph_breaks) if graph_breaks else [(model_or_fn, example_inputs, None)]
     src, user_files = _collect_sources(model_or_fn, sources, pieces)
@@ -840,7 +845,7 @@ def _order_graph(g):
 
 
 # ---------------------------------------------------------------------------------------------
-# PyTorch 2.x: Dynamo path (UNTESTED in this repository: only torch 1.13 is installed here)
+# PyTorch 2.x: Dynamo path (tested with PyTorch 2.6, Debian trixie's python3-torch; fixtures/pt2)
 
 
 def _guard_json(g):
@@ -894,19 +899,120 @@ def _explain(model, inputs):
     return reasons, guards
 
 
+def _aten_backend(captured):
+    """A torch.compile backend that records AOTAutograd's aten-level inference graph: Dynamo's
+    graph functionalized (in-place writes become slice_scatter, copy_, ...) and traced to
+    torch.ops.aten.* ops, the graph Inductor receives before its own decompositions. Parameters
+    are inputs of that graph (arg0_1, ...)."""
+    from functorch.compile import make_boxed_func
+    from torch._functorch.aot_autograd import aot_module_simplified
+
+    def backend(gm, example_inputs):
+        def fw(aten_gm, aten_inputs):
+            rec = [aten_gm, None, _compile_id()]
+            captured.append(rec)
+
+            def run(args):
+                if rec[1] is None:
+                    rec[1] = _clone_inputs(args)
+                return aten_gm(*args)
+            run._boxed_call = True
+            return run
+        return aot_module_simplified(gm, example_inputs, fw_compiler=fw, bw_compiler=make_boxed_func)
+    return backend
+
+
+class _GuardTreeRecorder:
+    """Records Dynamo's guard trees (the dynamo_cpp_guards_str events TORCH_TRACE logs, PyTorch
+    2.4+) by compile id ("0/0"), through torch._logging's structured trace log, while the model
+    compiles. Does nothing where that log does not exist."""
+
+    def __init__(self):
+        import logging
+        self.trees = {}
+        outer = self
+
+        class _Handler(logging.Handler):
+            def emit(self, record):
+                meta = getattr(record, "metadata", None) or {}
+                if "dynamo_cpp_guards_str" in meta:
+                    cid = "%s/%s" % (meta.get("frame_id"), meta.get("frame_compile_id"))
+                    outer.trees[cid] = getattr(record, "payload", "") or ""
+        self.handler = _Handler()
+        try:
+            import torch._logging._internal as tl
+            self.log = tl.trace_log
+        except (ImportError, AttributeError):
+            self.log = None
+
+    def __enter__(self):
+        if self.log is not None:
+            self.log.addHandler(self.handler)
+        return self
+
+    def __exit__(self, *exc):
+        if self.log is not None:
+            self.log.removeHandler(self.handler)
+        return False
+
+
+def _compile_id():
+    """The compile id ("0/0") of the Dynamo compilation running now, None outside one."""
+    try:
+        cid = torch._guards.CompileContext.current_compile_id()
+    except AttributeError:
+        return None
+    if cid is None:
+        return None
+    return "%s/%s" % (cid.frame_id, cid.frame_compile_id)
+
+
+_CPP_GUARD = re.compile(r"^([| ]*)\+- ([A-Z][A-Z_]*): (.*?)\s*(#.*)?$")
+_CPP_MANAGER = re.compile(r"^([| ]*)\+- \w*GuardManager: source=([^,]*)")
+
+
+def _parse_cpp_guards(text):
+    """GUARDs from a dynamo_cpp_guards_str tree: kind, the innermost manager's source, code."""
+    out = []
+    scopes = []
+    for line in text.splitlines():
+        m = _CPP_MANAGER.match(line)
+        if m:
+            d = len(m.group(1))
+            while scopes and scopes[-1][0] >= d:
+                scopes.pop()
+            scopes.append((d, m.group(2)))
+            continue
+        m = _CPP_GUARD.match(line)
+        if not m:
+            continue
+        d = len(m.group(1))
+        while scopes and scopes[-1][0] >= d:
+            scopes.pop()
+        src = scopes[-1][1] if scopes else ""
+        out.append({"kind": m.group(2), "source": src, "text": m.group(3).strip()})
+    return out
+
+
 def export_dynamo(model, example_inputs, name, out_path, *, train=False, sources=None,
-                  inline_limit_bytes=4096, runs=20):
+                  inline_limit_bytes=4096, runs=20, aten=False, dynamic=None):
+    """Capture with torch.compile (PyTorch 2.x; tested with 2.6): one graph per graph break.
+    aten=True records AOTAutograd's aten-level inference graphs instead of Dynamo's torch-level
+    ones (inference only). dynamic is torch.compile's flag (True: sizes become symbols, Sym
+    inputs; None: Dynamo's default, static until a size changes)."""
     if not hasattr(torch, "compile"):
         raise RuntimeError("method='dynamo' needs PyTorch 2.x (torch.compile); this is torch %s"
                            % torch.__version__)
     import torch._dynamo as dynamo
+    if aten and train:
+        raise ValueError("method 'aten' records inference graphs; use method 'dynamo' for training")
 
     restore = _prepare(model, train)
     try:
         captured = []  # [gm, real inputs or None]
 
         def gcdbg_backend(gm, backend_inputs):
-            rec = [gm, None]
+            rec = [gm, None, _compile_id()]
             captured.append(rec)
 
             def run(*args):
@@ -916,8 +1022,9 @@ def export_dynamo(model, example_inputs, name, out_path, *, train=False, sources
             return run
 
         dynamo.reset()
-        compiled = torch.compile(model, backend=gcdbg_backend)
-        with torch.set_grad_enabled(True):
+        backend = _aten_backend(captured) if aten else gcdbg_backend
+        compiled = torch.compile(model, backend=backend, dynamic=dynamic)
+        with _GuardTreeRecorder() as trees, torch.set_grad_enabled(bool(train) and not aten):
             compiled(*_clone_inputs(example_inputs))
         dynamo.reset()
         reasons, guards = _explain(model, _clone_inputs(example_inputs))
@@ -927,7 +1034,7 @@ def export_dynamo(model, example_inputs, name, out_path, *, train=False, sources
         top_tensors = {}
         graphs = []
         multi = len(captured) > 1
-        for i, (gm, ins) in enumerate(captured):
+        for i, (gm, ins, cid) in enumerate(captured):
             if ins is None:
                 raise RuntimeError("dynamo graph %d was compiled but never run" % i)
             graph_tensors = {} if multi else top_tensors
@@ -935,25 +1042,41 @@ def export_dynamo(model, example_inputs, name, out_path, *, train=False, sources
             g = export_graph(gm, gm, ins, "g%d" % i, store, top_tensors, graph_tensors,
                              train=train, user_files=user_files, innermost_first=False,
                              runs=runs, stack_from_meta=True)
+            # parameters are inputs of Dynamo's graph since 2.5: mark the trainable ones as
+            # the contract marks trainable parameters
+            phs = [n for n in gm.graph.nodes if n.op == "placeholder"]
+            for n, x in zip(phs, ins):
+                t = graph_tensors.get(str(n.target))
+                if isinstance(x, torch.Tensor) and x.requires_grad and isinstance(t, dict):
+                    t["requires_grad"] = True
             if multi:
                 g["tensors"] = graph_tensors
             if i < len(captured) - 1 and i < len(reasons):
                 g["break"] = reasons[i]
-            if i == 0 and guards:
-                g["guards"] = guards
+            if cid in trees.trees:
+                # each graph's own guards, from its frame's guard tree: every guard with its
+                # kind and source (explain's out_guards print many without code on 2.6)
+                g["guards"] = _parse_cpp_guards(trees.trees[cid])
+            elif i == 0 and guards:
+                g["guards"] = guards  # explain gives them for the whole call
             graphs.append(_order_graph(g))
     finally:
         restore()
 
+    method = "dynamo"
+    if aten:
+        method = "dynamo+aot_autograd"
     trace = {
         "format": "gcdbg.trace",
         "version": 1,
         "name": name,
-        "producer": {"tool": TOOL, "torch": torch.__version__, "method": "dynamo"},
+        "producer": {"tool": TOOL, "torch": torch.__version__, "method": method},
         "sources": src,
         "graphs": graphs,
         "tensors": top_tensors,
     }
+    if dynamic:
+        trace["producer"]["dynamic"] = True
     store.write()
     _write_json(trace, out_path)
     return trace
@@ -994,9 +1117,13 @@ def main(argv=None):
     ap.add_argument("--train", action="store_true", default=None,
                     help="parameters require grad; expected grads are recorded (default: make()'s "
                     "train or TRAIN, else inference: model.eval())")
-    ap.add_argument("--method", choices=["fx", "dynamo"], default=None,
-                    help="capture with torch.fx.symbolic_trace (default) or torch.compile/Dynamo "
-                    "(PyTorch 2.x only, untested here)")
+    ap.add_argument("--method", choices=["fx", "dynamo", "aten"], default=None,
+                    help="capture with torch.fx.symbolic_trace (default), torch.compile/Dynamo "
+                    "(PyTorch 2.x, tested with 2.6), or aten: AOTAutograd's aten-level inference "
+                    "graphs under torch.compile")
+    ap.add_argument("--dynamic", action="store_true", default=None,
+                    help="torch.compile(dynamic=True) for --method dynamo/aten (default: make()'s "
+                    "dynamic)")
     ap.add_argument("--inline-limit", type=int, default=4096, metavar="BYTES",
                     help="tensors larger than this go to the safetensors sidecar (default 4096)")
     ap.add_argument("--runs", type=int, default=20,
@@ -1019,7 +1146,8 @@ def main(argv=None):
     method = args.method or cfg.get("method", "fx")
     export(model, tuple(inputs), name, args.out, train=bool(train),
            graph_breaks=cfg.get("graph_breaks"), sources=cfg.get("sources") or [args.model],
-           inline_limit_bytes=args.inline_limit, runs=args.runs, method=method)
+           inline_limit_bytes=args.inline_limit, runs=args.runs, method=method,
+           dynamic=args.dynamic if args.dynamic is not None else cfg.get("dynamic"))
     print("wrote %s" % args.out)
 
 

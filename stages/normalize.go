@@ -102,6 +102,9 @@ var aliases = map[string]alias{
 	"aten:native_dropout":             {Op: "dropout", Schema: "native_dropout(input, p, train)", Rename: map[string]string{"train": "training"}},
 	"aten:scalar_tensor":              {Op: "scalar_tensor"},
 	"aten:lift_fresh_copy":            {Op: "clone"},
+	// functionalization's copy(self, src): src broadcast to self's shape, in
+	// self's dtype; a different dtype fails the meta check of the node.
+	"aten:copy": {Op: "expand_as", Schema: "copy(self, src, non_blocking=False)", Rename: map[string]string{"self": "other", "src": "self"}, Ignore: []string{"non_blocking"}},
 }
 
 // The method forms that take varargs sizes (x.view(2, 3)) share the
