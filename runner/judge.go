@@ -215,3 +215,38 @@ func tensorsToValues(ts []*tensor.Tensor) []ir.Value {
 	}
 	return vs
 }
+
+// Summary is the run's verdict in a few words for one-line views (watch
+// mode): "values match" or "MISMATCH: grad of fc.weight vs PyTorch ✗ rmse
+// 3.1e-03 > 6.8e-07" (the first failing comparison, and how many fail).
+func (res *Result) Summary() string {
+	if res.OK {
+		return "values match"
+	}
+	first, n := "", 0
+	note := func(what string, cs ...*verdict.Judgement) {
+		for i, c := range cs {
+			if c != nil && !c.Match {
+				n++
+				if first == "" {
+					first = fmt.Sprintf("%s %s %s", what, [...]string{"vs PyTorch", "vs eager"}[i], c.Short())
+				}
+			}
+		}
+	}
+	for _, g := range res.Graphs {
+		for _, o := range g.Outputs {
+			note(fmt.Sprintf("%s output %d", g.Name, o.Index), o.VsExpected, o.VsEager)
+		}
+		for _, gd := range g.Grads {
+			note(fmt.Sprintf("%s grad of %s", g.Name, gd.Name), gd.VsExpected, gd.VsEager)
+		}
+		for _, b := range g.Buffers {
+			note(fmt.Sprintf("%s buffer %s", g.Name, b.Name), b.VsExpected, b.VsEager)
+		}
+	}
+	if n > 1 {
+		return fmt.Sprintf("MISMATCH: %s (and %d more)", first, n-1)
+	}
+	return "MISMATCH: " + first
+}

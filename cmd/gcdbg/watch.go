@@ -133,11 +133,7 @@ func watchLine(name string, r watch.Result) string {
 		b.WriteString(")")
 	}
 	if r.Run != nil {
-		if r.Run.OK {
-			b.WriteString(", outputs match")
-		} else {
-			b.WriteString(", outputs MISMATCH")
-		}
+		b.WriteString(", " + r.Run.Summary())
 		for _, g := range r.Run.Graphs {
 			t := g.Timing
 			ms, what := t.EagerMS, "eager"
