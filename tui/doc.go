@@ -119,6 +119,9 @@ func safePrint(st stages.Stage, u *stages.Unit) (text string, err error) {
 		return "", fmt.Errorf("stage %s has no printer", st.Name)
 	}
 	if st.Graph != nil && stages.StageGraph(st, u) == nil {
+		if u.Failure != nil { // not reached: the printer says where and why the pipeline stopped
+			return st.Print(u), nil
+		}
 		return "", fmt.Errorf("no %s graph (nothing requires grad, or an earlier stage failed)", st.Name)
 	}
 	return st.Print(u), nil

@@ -286,18 +286,36 @@ func firstWords(s string) string {
 }
 
 func TestTourStepsSelectTheirNodes(t *testing.T) {
-	m := press(loaded(t, "mlp.json", 200, 50), "t")
-	for i, s := range m.tour.steps {
-		if s.node != "" && m.cursorNodes() != s.node {
-			t.Errorf("step %d selects %q, want %s", i+1, m.cursorNodes(), s.node)
+	for _, f := range []string{"mlp.json", "transformer_block.json", "conv_add.json"} {
+		m := press(loaded(t, f, 200, 50), "t")
+		if m.tour == nil || len(m.tour.steps) < 6 {
+			t.Fatalf("%s: tour %v", f, m.tour)
 		}
-		if s.find != "" && !strings.Contains(m.stageDoc(0).lines[m.panes[0].cursor], s.find) {
-			t.Errorf("step %d: cursor on %q, want %q", i+1, m.stageDoc(0).lines[m.panes[0].cursor], s.find)
+		var text []string
+		for i, s := range m.tour.steps {
+			text = append(text, s.text)
+			if s.node != "" && m.cursorNodes() != s.node {
+				t.Errorf("%s: step %d selects %q, want %s", f, i+1, m.cursorNodes(), s.node)
+			}
+			if s.find != "" && !strings.Contains(m.stageDoc(0).lines[m.panes[0].cursor], s.find) {
+				t.Errorf("%s: step %d: cursor on %q, want %q", f, i+1, m.stageDoc(0).lines[m.panes[0].cursor], s.find)
+			}
+			if s.node != "" && len(lit(m, m.stageDoc(1))) == 0 {
+				t.Errorf("%s: step %d (%s ↔ %s) lights nothing on the right", f, i+1, s.left, s.right)
+			}
+			if sc := screen(m); !strings.Contains(sc, fmt.Sprintf("tour %d/%d: %s ↔ %s", i+1, len(m.tour.steps), s.left, s.right)) {
+				t.Errorf("%s: step %d's title is not on screen", f, i+1)
+			}
+			m = press(m, "space")
 		}
-		if m.related == nil || len(lit(m, m.stageDoc(1))) == 0 {
-			t.Errorf("step %d (%s ↔ %s) lights nothing on the right", i+1, s.left, s.right)
+		// The tour talks about this trace: no word of another model's.
+		all := strings.Join(text, "\n")
+		if f != "mlp.json" && (strings.Contains(all, "linear_relu_stack") || strings.Contains(all, "ReLU")) {
+			t.Errorf("%s: the tour talks about the MLP:\n%s", f, all)
 		}
-		m = press(m, "space")
+		if !strings.Contains(all, m.doc().unit.Captured.Name) {
+			t.Errorf("%s: the tour never names the graph", f)
+		}
 	}
 }
 

@@ -10,9 +10,7 @@ import (
 )
 
 // tourStep shows two stages, puts the left pane's cursor on a node (by
-// name) or on the first line containing a text, and explains. Steps whose
-// stages are not in stages.Table are skipped, so the tour grows with the
-// pipeline (the kernels step appears when the kernels stage exists).
+// name) or on the first line containing a text, and explains.
 type tourStep struct {
 	left, right string
 	node, find  string
@@ -20,31 +18,152 @@ type tourStep struct {
 	run         bool
 }
 
-// mlpTour is written for the embedded example (the seed MLP); on another
-// trace the steps still show the stage pairs.
-var mlpTour = []tourStep{
-	{left: "captured", right: "normalized", node: "linear_relu_stack_1",
-		text: "The seed MLP as torch.fx captured it: every module of the nn.Sequential is one call_module node. The cursor is on linear_relu_stack_1, the first ReLU. The right pane lights up (●) what it became, and the stage list marks every stage where it lives. j/k move the cursor, tab switches panes, [ ] change a pane's stage."},
-	{left: "captured", right: "normalized", node: "linear_relu_stack_0",
-		text: "Normalization: modules became functional aten calls. The first Linear module is now aten.linear(flatten, weight, bias), and its parameters are explicit get_attr nodes; every node has a dtype and shape."},
-	{left: "normalized", right: "decomposed", node: "linear_relu_stack_0",
-		text: "Decomposition into the core op set: linear = permute (transpose the weight) + mm + add (the bias). The three new nodes keep the linear as their provenance, which is why they all light up."},
-	{left: "decomposed", right: "joint", node: "linear_relu_stack_1",
-		text: "The joint graph: the forward, then the backward written by reverse-mode autodiff. The ReLU's backward is gt (result > 0) and where(mask, grad, 0): both light up, because they came from the ReLU."},
-	{left: "forward", right: "backward", node: "linear_relu_stack_1",
-		text: "The min-cut partition: the forward returns the ReLU's output as a saved tensor (see the header's list and the return line) and the backward takes it as an input, to compute its mask. Saved tensors cost memory between forward and backward."},
-	{left: "forward", right: "loopir", node: "linear_relu_stack_1",
-		text: "Lowering to the loop IR: the ReLU is a pointwise node (buf2) whose body loads, applies relu and stores; origins names the graph node it computes. The mm is an extern call; views fold into index expressions."},
-	{left: "loopir", right: "fusion", find: "buf2: SchedulerNode",
-		text: "Fusion: the scheduler put the mm, the bias add and the ReLU in one kernel (kernel0): an extern GEMM with a pointwise epilogue, so the intermediate buffers never reach memory."},
-	{left: "fusion", right: "loopir", find: "cannot fuse buf2 with",
-		text: "A refused fusion and its reason: the ReLU's output (buf2) feeds the next mm, and a library matmul cannot run extra code before it (a prologue), only after it (an epilogue). The log lists every attempt with its score: (category, bytes saved, proximity)."},
-	{left: "fusion", right: "memory", find: "kernel0:",
-		text: "Memory planning: buf0 and buf1 live only inside kernel0 and are never allocated; buf2 is an output (saved for backward), alive until the end. The plan reports the peak bytes before and after reusing dead buffers."},
-	{left: "fusion", right: "kernels", find: "kernel0:",
-		text: "Code generation: kernel0 as C. The lines computing the ReLU light up with it: follow the loads, the max with 0, the store."},
-	{left: "captured", right: "fusion", node: "linear_relu_stack_1", run: true,
-		text: "Finally, the proof: r runs the pipeline and compares every output and gradient with PyTorch's and with gcdbg's eager interpreter (✓ within tolerance, max|Δ| the largest error). Press r again to rerun; esc ends the tour."},
+// buildTour writes the tour for one captured graph from its own stages and
+// nodes: each step's example is picked from this trace (its first module
+// call, an op that decomposes, its first guard, a node's backward, its
+// largest saved tensor, its first fused kernel and that kernel's C), and
+// its explanation is the stage table's own teaching text. A step whose
+// stage or example this trace lacks is left out, so the tour fits every
+// model and grows with the pipeline.
+func buildTour(ud *unitDoc) []tourStep {
+	idx := func(name string) int { return stageIndex(name) }
+	has := func(name string) bool {
+		i := idx(name)
+		return i >= 0 && ud.stages[i].err == ""
+	}
+	teach := func(name string) string {
+		st := stages.Table[idx(name)]
+		if st.Teach != "" {
+			return st.Teach
+		}
+		return st.Explain
+	}
+	var steps []tourStep
+	add := func(s tourStep) {
+		if has(s.left) && has(s.right) {
+			steps = append(steps, s)
+		}
+	}
+	capt := idx("captured")
+	if capt < 0 || ud.prov.Graph(capt) == nil {
+		return nil
+	}
+	cg := ud.prov.Graph(capt)
+	// relatedIn lists the nodes of stage `stage` a captured node became.
+	relatedIn := func(node, stage string) []string {
+		si := idx(stage)
+		if si < 0 {
+			return nil
+		}
+		var out []string
+		g := ud.prov.Graph(si)
+		if g == nil {
+			return nil
+		}
+		rel := ud.prov.Related(nodeID{Stage: capt, Name: node})
+		for _, n := range g.Nodes {
+			if rel[nodeID{Stage: si, Name: n.Name}] {
+				out = append(out, n.Name)
+			}
+		}
+		return out
+	}
+	var first, decomposes string
+	var parts []string
+	for _, n := range cg.Nodes {
+		if n.Op == "placeholder" || n.Op == "output" || n.Op == "get_attr" {
+			continue
+		}
+		if first == "" {
+			first = n.Name
+		}
+		if ps := relatedIn(n.Name, "decomposed"); decomposes == "" && len(ps) > 1 {
+			decomposes, parts = n.Name, ps
+		}
+	}
+	if first == "" {
+		return nil
+	}
+	add(tourStep{left: "captured", right: "normalized", node: first,
+		text: fmt.Sprintf("This is %s as the producer captured it (%d nodes). The cursor is on %s, its first call; the right pane lights up (●) what it became, and the stage list marks (●) every stage where it lives. j/k move the cursor, tab switches panes, ] [ step a pane through the stages and keep the selection, D marks what each stage changed.\n\n%s",
+			ud.unit.Captured.Name, len(cg.Nodes), first, teach("captured"))})
+	if g := ud.stages[idx("guards")]; has("guards") {
+		for _, l := range g.lines {
+			if strings.HasPrefix(l, "  ") && strings.TrimSpace(l) != "" {
+				add(tourStep{left: "guards", right: "captured", find: strings.TrimSpace(l)[:min(len(strings.TrimSpace(l)), 30)],
+					text: "The first guard this graph needs before a compiled version may be reused: " + strings.Join(strings.Fields(l), " ") + "\n\n" + teach("guards")})
+				break
+			}
+		}
+	}
+	add(tourStep{left: "captured", right: "normalized", node: first, text: teach("normalized")})
+	if decomposes != "" {
+		add(tourStep{left: "normalized", right: "decomposed", node: decomposes,
+			text: fmt.Sprintf("%s became %d core-op nodes: %s. Each keeps %s as its provenance, which is why they all light up.\n\n%s",
+				decomposes, len(parts), strings.Join(limit(parts, 6), ", "), decomposes, teach("decomposed"))})
+	}
+	if has("joint") {
+		back := first
+		if decomposes != "" {
+			back = decomposes
+		}
+		add(tourStep{left: "decomposed", right: "joint", node: back,
+			text: fmt.Sprintf("In the joint graph %s lights up twice: where the forward computes it, and its backward (press o to walk the lit lines of the right pane).\n\n%s", back, teach("joint"))})
+	}
+	if p := ud.unit.Partition; p != nil && len(p.Saved) > 0 && has("forward") {
+		big := p.Saved[0]
+		for _, sv := range p.Saved {
+			if sv.Bytes > big.Bytes {
+				big = sv
+			}
+		}
+		add(tourStep{left: "forward", right: "backward", node: big.Name,
+			text: fmt.Sprintf("The largest tensor the forward saves for the backward is %s (%d bytes of %d saved): the forward returns it, the backward takes it as an input.\n\n%s",
+				big.Name, big.Bytes, p.SavedBytes, teach("forward"))})
+	}
+	// The first fused kernel (two or more loop nodes) of the first program.
+	for pi, lp := range ud.unit.Programs {
+		if lp.Schedule == nil || !has("fusion") {
+			continue
+		}
+		for _, k := range lp.Schedule.Kernels {
+			if len(k.Nodes) < 2 {
+				continue
+			}
+			refs := ud.prov.Resolve(pi, k.Name)
+			left := stages.Table[ud.prov.ProgramStage(pi)].Name
+			if len(refs) > 0 && ud.prov.ProgramStage(pi) >= 0 {
+				add(tourStep{left: left, right: "loopir", node: refs[len(refs)-1].Name, text: teach("loopir")})
+			}
+			add(tourStep{left: "fusion", right: "loopir", find: k.Name + ":",
+				text: fmt.Sprintf("%s (%s graph) fuses %d loop nodes into one kernel: their intermediate buffers never reach memory.\n\n%s", k.Name, lp.Role, len(k.Nodes), teach("fusion"))})
+			add(tourStep{left: "fusion", right: "memory", find: k.Name + ":", text: teach("memory")})
+			add(tourStep{left: "fusion", right: "kernels", find: k.Name + ":",
+				text: fmt.Sprintf("%s as generated code: the lines computing its nodes light up (◆ marks the line computing a selected node itself).\n\n%s", k.Name, teach("kernels"))})
+			break
+		}
+		break
+	}
+	// The last step selects a captured node some kernel computes.
+	computed := first
+	if ks := ud.prov.Kernels(ud.unit, capt); len(ks) > 0 {
+		for _, n := range cg.Nodes {
+			if ks[n.Name] != "" {
+				computed = n.Name
+				break
+			}
+		}
+	}
+	add(tourStep{left: "captured", right: "fusion", node: computed, run: true,
+		text: "Finally, the proof: r runs the pipeline and compares every output and gradient with PyTorch's and with gcdbg's eager interpreter, with the accuracy verdict's own numbers (rmse against its bound). Press r again to rerun; esc ends the tour."})
+	return steps
+}
+
+func limit(xs []string, n int) []string {
+	if len(xs) <= n {
+		return xs
+	}
+	return append(xs[:n:n], "…")
 }
 
 type tour struct {
@@ -60,17 +179,12 @@ func (t *tour) title() string {
 func (t *tour) text() string { return t.steps[t.i].text }
 
 func (m *Model) startTour() tea.Cmd {
-	var steps []tourStep
-	for _, s := range mlpTour {
-		if _, err := stages.Lookup(s.left); err != nil {
-			continue
-		}
-		if _, err := stages.Lookup(s.right); err != nil {
-			continue
-		}
-		steps = append(steps, s)
+	if m.doc() == nil {
+		return nil
 	}
-	if len(steps) == 0 || m.doc() == nil {
+	steps := buildTour(m.doc())
+	if len(steps) == 0 {
+		m.notice = "no tour: the pipeline made nothing to show for this graph"
 		return nil
 	}
 	m.tour = &tour{steps: steps}
