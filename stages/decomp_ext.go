@@ -345,8 +345,8 @@ var extDecompositions = []decomposition{
 	{"aten.binary_cross_entropy", "binary_cross_entropy(x, t, w) = reduce(w * ((t - 1) * max(log(1 - x), -100) - t * max(log(x), -100)))",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			x, t := a[0], a[1]
-			lx := b.clampC(b.o("log", x), int64(-100), nil)
-			l1x := b.clampC(b.o("log", b.o("sub", int64(1), x)), int64(-100), nil)
+			lx := b.safeLog(x)
+			l1x := b.safeLog(b.o("sub", int64(1), x))
 			l := b.o("sub", b.o("mul", b.o("sub", t, int64(1)), l1x), b.o("mul", t, lx))
 			if a[2] != nil {
 				l = b.o("mul", l, a[2])
@@ -493,6 +493,15 @@ var extDecompositions = []decomposition{
 	// einsum.
 	{"aten.einsum", "einsum(eq, ops) = pairwise contractions left to right: permute + reshape + bmm (+ sum of labels used nowhere else), then permute to the output",
 		decompEinsum},
+}
+
+// safeLog is max(log(v), -100) whose gradient stays finite where v is 0
+// (log reads 1 there, and where routes no gradient to it).
+func (b *builder) safeLog(v ir.Arg) ir.Arg {
+	pos := b.o("gt", v, int64(0))
+	one := b.o("full", ir.Tuple{}, int64(1), b.dtype(v))
+	l := b.o("log", b.o("where", pos, v, one))
+	return b.clampC(b.o("where", pos, l, b.o("full", ir.Tuple{}, int64(-100), b.dtype(v))), int64(-100), nil)
 }
 
 func (b *builder) elu(x ir.Arg, alpha, scale, inScale float64) ir.Arg {

@@ -1,0 +1,199 @@
+package stages
+
+import (
+	"fmt"
+	"sort"
+
+	"gcdbg/ir"
+)
+
+// torch.nn modules of the op families in ir/ops_ext*.go. One-input modules
+// join moduleRules; modules with several inputs (the losses) have their own
+// table, moduleRulesN, which module() consults first.
+
+func init() {
+	simple := func(op string, names ...string) moduleRule {
+		defs := map[string]ir.Arg{"alpha": 1.0, "negative_slope": 0.01, "beta": int64(1), "threshold": int64(20), "lambd": 0.5, "dim": int64(-1)}
+		return func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			args := []ir.Arg{x}
+			for _, n := range names {
+				args = append(args, attr(m, n, defs[n]))
+			}
+			if ip, _ := attr(m, "inplace", false).(bool); ip {
+				if ir.Lookup("aten."+op+"_") == nil {
+					return "", nil, fmt.Errorf("module.attrs.inplace: %s has no in-place form in gcdbg", op)
+				}
+				return op + "_", args, nil
+			}
+			return op, args, nil
+		}
+	}
+	for k, v := range map[string]moduleRule{
+		"torch.nn.Hardswish":   simple("hardswish"),
+		"torch.nn.Hardsigmoid": simple("hardsigmoid"),
+		"torch.nn.Mish":        simple("mish"),
+		"torch.nn.SELU":        simple("selu"),
+		"torch.nn.ELU":         simple("elu", "alpha"),
+		"torch.nn.CELU":        simple("celu", "alpha"),
+		"torch.nn.LeakyReLU":   simple("leaky_relu", "negative_slope"),
+		"torch.nn.Softplus":    simple("softplus", "beta", "threshold"),
+		"torch.nn.LogSigmoid":  simple("log_sigmoid"),
+		"torch.nn.Softsign":    simple("softsign"),
+		"torch.nn.Tanhshrink":  simple("tanhshrink"),
+		"torch.nn.Hardshrink":  simple("hardshrink", "lambd"),
+		"torch.nn.Softshrink":  simple("softshrink", "lambd"),
+		"torch.nn.GLU":         simple("glu", "dim"),
+		"torch.nn.ReLU6": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			if ip, _ := attr(m, "inplace", false).(bool); ip {
+				return "clamp_", []ir.Arg{x, 0.0, 6.0}, nil
+			}
+			return "clamp", []ir.Arg{x, 0.0, 6.0}, nil
+		},
+		"torch.nn.Hardtanh": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			op := "clamp"
+			if ip, _ := attr(m, "inplace", false).(bool); ip {
+				op = "clamp_"
+			}
+			return op, []ir.Arg{x, attr(m, "min_val", -1.0), attr(m, "max_val", 1.0)}, nil
+		},
+		"torch.nn.PReLU": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			return "prelu", []ir.Arg{x, paramArg(p, "weight")}, nil
+		},
+	} {
+		moduleRules[k] = v
+	}
+}
+
+// moduleRuleN turns a module call with several inputs into one canonical
+// call; args are the module call's own args (already captured-graph nodes
+// or constants), params the get_attr nodes of its parameters and buffers.
+type moduleRuleN func(m *ir.Module, args []ir.Arg, kwargs map[string]ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error)
+
+// lossModule binds (input, target) and the module's attributes.
+func lossModule(op string, tail func(m *ir.Module, p map[string]*ir.Node) []ir.Arg) moduleRuleN {
+	return func(m *ir.Module, args []ir.Arg, kw map[string]ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+		in, tg := args0(args, kw, 0, "input"), args0(args, kw, 1, "target")
+		if in == nil || tg == nil {
+			return "", nil, fmt.Errorf("args: %s takes (input, target)", op)
+		}
+		for _, a := range lossAttrs[op] {
+			if _, ok := m.Attrs[a]; !ok {
+				return "", nil, fmt.Errorf("module.attrs.%s: the trace does not record this loss module's %q; re-export with exporter/gcdbg_export.py, which records it", a, a)
+			}
+		}
+		return op, append([]ir.Arg{in, tg}, tail(m, p)...), nil
+	}
+}
+
+func args0(args []ir.Arg, kw map[string]ir.Arg, i int, name string) ir.Arg {
+	if i < len(args) {
+		return args[i]
+	}
+	return kw[name]
+}
+
+func red(m *ir.Module) ir.Arg { return attr(m, "reduction", "mean") }
+
+// lossAttrs are the attributes a loss module's result depends on: a trace
+// that lacks one (an exporter older than these modules) is refused rather
+// than run with a guessed default.
+var lossAttrs = map[string][]string{
+	"mse_loss": {"reduction"}, "l1_loss": {"reduction"}, "smooth_l1_loss": {"reduction", "beta"},
+	"huber_loss": {"reduction", "delta"}, "binary_cross_entropy": {"reduction"},
+	"binary_cross_entropy_with_logits": {"reduction"}, "kl_div": {"reduction", "log_target"},
+	"soft_margin_loss": {"reduction"}, "nll_loss": {"reduction", "ignore_index"},
+	"cross_entropy": {"reduction", "ignore_index", "label_smoothing"},
+}
+
+var moduleRulesN = map[string]moduleRuleN{
+	"torch.nn.MSELoss": lossModule("mse_loss", func(m *ir.Module, p map[string]*ir.Node) []ir.Arg { return []ir.Arg{red(m)} }),
+	"torch.nn.L1Loss":  lossModule("l1_loss", func(m *ir.Module, p map[string]*ir.Node) []ir.Arg { return []ir.Arg{red(m)} }),
+	"torch.nn.SmoothL1Loss": lossModule("smooth_l1_loss", func(m *ir.Module, p map[string]*ir.Node) []ir.Arg {
+		return []ir.Arg{red(m), attr(m, "beta", 1.0)}
+	}),
+	"torch.nn.HuberLoss": lossModule("huber_loss", func(m *ir.Module, p map[string]*ir.Node) []ir.Arg {
+		return []ir.Arg{red(m), attr(m, "delta", 1.0)}
+	}),
+	"torch.nn.BCELoss": lossModule("binary_cross_entropy", func(m *ir.Module, p map[string]*ir.Node) []ir.Arg {
+		return []ir.Arg{paramArg(p, "weight"), red(m)}
+	}),
+	"torch.nn.BCEWithLogitsLoss": lossModule("binary_cross_entropy_with_logits", func(m *ir.Module, p map[string]*ir.Node) []ir.Arg {
+		return []ir.Arg{paramArg(p, "weight"), red(m), paramArg(p, "pos_weight")}
+	}),
+	"torch.nn.KLDivLoss": lossModule("kl_div", func(m *ir.Module, p map[string]*ir.Node) []ir.Arg {
+		return []ir.Arg{red(m), attr(m, "log_target", false)}
+	}),
+	"torch.nn.SoftMarginLoss": lossModule("soft_margin_loss", func(m *ir.Module, p map[string]*ir.Node) []ir.Arg { return []ir.Arg{red(m)} }),
+	"torch.nn.NLLLoss": lossModule("nll_loss", func(m *ir.Module, p map[string]*ir.Node) []ir.Arg {
+		return []ir.Arg{paramArg(p, "weight"), nil, attr(m, "ignore_index", int64(-100)), nil, red(m)}
+	}),
+	"torch.nn.CrossEntropyLoss": lossModule("cross_entropy", func(m *ir.Module, p map[string]*ir.Node) []ir.Arg {
+		return []ir.Arg{paramArg(p, "weight"), nil, attr(m, "ignore_index", int64(-100)), nil, red(m), attr(m, "label_smoothing", 0.0)}
+	}),
+}
+
+// moduleTypeN resolves long module type names (torch.nn.modules.loss.MSELoss).
+func moduleTypeN(t string) (string, bool) {
+	if _, ok := moduleRulesN[t]; ok {
+		return t, true
+	}
+	for k := range moduleRulesN {
+		short := k[len("torch.nn."):]
+		if len(t) > len(short) && t[len(t)-len(short)-1:] == "."+short {
+			return k, true
+		}
+	}
+	return t, false
+}
+
+// moduleN rewrites a call of a module with several inputs.
+func (nz *normalizer) moduleN(n *ir.Node, typ string) error {
+	rule := moduleRulesN[typ]
+	params := map[string]*ir.Node{}
+	var locals []string
+	for local := range n.Module.Params {
+		locals = append(locals, local)
+	}
+	sort.Strings(locals)
+	for _, local := range locals {
+		q := n.Module.Params[local]
+		td := nz.src.Tensors[q]
+		if q == "" || td == nil {
+			return fmt.Errorf("module.params.%s: %q has no tensor", local, q)
+		}
+		ga := &ir.Node{Name: nz.fresh(q), Op: ir.GetAttr, Target: q}
+		tm := &ir.TensorMeta{DType: td.T.DType, Shape: ir.ShapeOf(td.T.Shape), Stride: td.T.Strides, RequiresGrad: td.RequiresGrad}
+		ga.Meta.Tensor = tm
+		nz.metas[ga] = tm
+		if err := nz.add(ga, n); err != nil {
+			return err
+		}
+		params[local] = ga
+	}
+	args := make([]ir.Arg, len(n.Args))
+	for i, a := range n.Args {
+		args[i] = nz.mapArg(a)
+	}
+	kw := map[string]ir.Arg{}
+	for _, kv := range n.Kwargs {
+		kw[kv.Name] = nz.mapArg(kv.Value)
+	}
+	op, cargs, err := rule(n.Module, args, kw, params)
+	if err != nil {
+		return fmt.Errorf("module (%s): %w", typ, err)
+	}
+	d := ir.Lookup("aten." + op)
+	bound, err := d.Schema.Bind(cargs, nil)
+	if err != nil {
+		return fmt.Errorf("module (%s): %w", typ, err)
+	}
+	c := &ir.Node{Name: n.Name, Op: ir.CallFunction, Target: d.Name, Args: d.Schema.Trim(bound), Meta: ir.Meta{Stack: n.Meta.Stack}}
+	if err := nz.add(c, n); err != nil {
+		return err
+	}
+	nz.mapped[n] = c
+	if n.Meta.Tensor != nil && c.Meta.Tensor != nil {
+		return checkMeta(n, c.Meta.Tensor)
+	}
+	return nil
+}
