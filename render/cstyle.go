@@ -81,15 +81,21 @@ func newKernelGen(r *renderer, idx int, k *loopir.Kernel) *kernelGen {
 // internal reports whether every buffer n writes is read only by members
 // and is no output: it needs no memory.
 func (r *renderer) internal(n *loopir.Node, members map[*loopir.Node]bool) bool {
+	if r.readers == nil { // every buffer's readers, once: scanning the program per node was quadratic
+		r.readers = map[string][]*loopir.Node{}
+		for _, m := range r.p.Nodes {
+			for _, rd := range m.Reads {
+				r.readers[rd.Buffer] = append(r.readers[rd.Buffer], m)
+			}
+		}
+	}
 	for _, w := range n.Writes {
 		if st := r.store[w.Buffer]; st != nil {
 			return false
 		}
-		for _, m := range r.p.Nodes {
-			for _, rd := range m.Reads {
-				if rd.Buffer == w.Buffer && !members[m] {
-					return false
-				}
+		for _, m := range r.readers[w.Buffer] {
+			if !members[m] {
+				return false
 			}
 		}
 	}

@@ -73,6 +73,7 @@ type renderer struct {
 	elided  map[string]bool             // buffers no kernel needs any more (a folded mm's own result)
 	aliasOf map[string]string           // output buffer -> the input whose slot it is (alias.go)
 	irNodes map[string]*ir.Node         // the graph's nodes by name (irnodes.go)
+	readers map[string][]*loopir.Node   // each buffer's reading nodes (internal builds it)
 }
 
 // Render renders kernels (a schedule of p) with plan's memory layout.
