@@ -59,6 +59,8 @@ var unaryFloat = map[string]string{
 	"exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt", "sin": "sin",
 	"cos": "cos", "tan": "tan", "tanh": "tanh", "erf": "erf", "floor": "floor", "ceil": "ceil",
 	"round": "nearbyint", "trunc": "trunc", "abs": "fabs", "pow": "pow", "atan2": "atan2",
+	"asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh", "asinh": "asinh",
+	"acosh": "acosh", "atanh": "atanh", "log2": "log2", "log10": "log10", "fmod": "fmod",
 }
 
 func mathTable(f32, f64 func(string) string) map[string]map[tensor.DType]string {
@@ -95,6 +97,7 @@ func commonOps() map[string]string {
 		"pow": "POW($0, $1)", "atan2": "ATAN2($0, $1)",
 		"pow:int":   "gcdbg_pow_i64($0, $1)",
 		"floor:int": "$0", "ceil:int": "$0", "round:int": "$0", "trunc:int": "$0",
+		"isinf": "isinf($0)", "isinf:int": "0", "fmod:int": "($1 == 0 ? 0 : $0 % $1)",
 	}
 }
 

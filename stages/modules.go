@@ -126,6 +126,9 @@ func (nz *normalizer) module(n *ir.Node) error {
 		return fmt.Errorf("module: call_module without its module")
 	}
 	typ := moduleType(n.Module.Type)
+	if t, ok := moduleTypeN(n.Module.Type); ok { // modules_ext.go: losses and other several-input modules
+		return nz.moduleN(n, t)
+	}
 	rule, ok := moduleRules[typ]
 	if !ok {
 		return fmt.Errorf("module.type: unsupported module %q: gcdbg cannot run it, not even through its eager fallback (supported: Linear, Conv2d, BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax, Dropout, Flatten, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Identity)", n.Module.Type)
