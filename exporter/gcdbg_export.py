@@ -159,6 +159,8 @@ _MODULE_ATTRS = [
     "num_parameters", "scale_factor", "size", "align_corners", "upscale_factor",
     "downscale_factor", "embed_dim", "num_heads", "batch_first", "head_dim", "dropout",
     "lower", "upper",
+    "reduction", "ignore_index", "label_smoothing", "delta", "log_target", "k",
+    "input_size", "hidden_size", "bias", "nonlinearity", "kdim", "vdim", "add_zero_attn",
 ]
 
 
