@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -67,10 +68,15 @@ func (r *runPanel) start(tr *trace.Trace, units []*stages.Unit, opt Options) tea
 	r.seq++
 	seq := r.seq
 	runs, device := opt.Runs, r.device
-	work := func() tea.Msg {
+	work := func() (msg tea.Msg) {
 		t0 := time.Now()
 		var res *runner.Result
 		var err error
+		defer func() { // a panic in a run is an internal error in the panel, never a crash
+			if r := recover(); r != nil {
+				msg = runDoneMsg{err: &stages.InternalError{Stage: "run", Value: r, Stack: debug.Stack()}, took: time.Since(t0), seq: seq}
+			}
+		}()
 		if units != nil {
 			res, err = runner.RunUnits(tr, units, runner.Options{Runs: runs, Device: device})
 		} else {
