@@ -19,15 +19,34 @@ func init() {
 			decompDropoutMasked},
 		decomposition{"aten.philox_randn", "philox_randn(size, seed, off) = sqrt(-2 * log(1 - u1)) * cos(2 * pi * u2), u1 = philox_rand(size, seed, off), u2 = philox_rand(size, seed, off + numel) (Box-Muller)",
 			decompPhiloxRandn},
-		decomposition{"aten.rand_like", "replaced in the normalized stage by PyTorch's recorded draw or philox_rand", decompRandomReplaced},
-		decomposition{"aten.randn_like", "replaced in the normalized stage by PyTorch's recorded draw or philox_randn", decompRandomReplaced},
-		decomposition{"aten.bernoulli", "replaced in the normalized stage by PyTorch's recorded draw or lt(philox_rand, p)", decompRandomReplaced},
+		// The normalized stage replaces each random op by PyTorch's recorded
+		// draw or by a draw at the node's own offset; these rows decompose
+		// the op itself (its draw at offset 0).
+		decomposition{"aten.rand_like", "rand_like(x, dtype) = philox_rand(x.shape, 0, 0, dtype or x.dtype) (the normalized stage gives each node its own offset or PyTorch's recorded draw)",
+			func(b *builder, a []ir.Arg) ir.Arg {
+				return b.call("aten.philox_rand", sizesArg(b.shape(a[0])), int64(0), int64(0), b.likeDType(a[0], a[1]))
+			}},
+		decomposition{"aten.randn_like", "randn_like(x, dtype) = philox_randn(x.shape, 0, 0, dtype or x.dtype), decomposed (the normalized stage gives each node its own offset or PyTorch's recorded draw)",
+			func(b *builder, a []ir.Arg) ir.Arg {
+				return decompPhiloxRandn(b, []ir.Arg{sizesArg(b.shape(a[0])), int64(0), int64(0), b.likeDType(a[0], a[1])})
+			}},
+		decomposition{"aten.bernoulli", "bernoulli(x, p) = to_dtype(lt(philox_rand(x.shape, 0, 0, float64), p or x), x.dtype) (the normalized stage gives each node its own offset or PyTorch's recorded draw)",
+			func(b *builder, a []ir.Arg) ir.Arg {
+				u := b.call("aten.philox_rand", sizesArg(b.shape(a[0])), int64(0), int64(0), tensor.Float64)
+				p := a[1]
+				if p == nil {
+					p = a[0]
+				}
+				return b.call("aten.to_dtype", b.call("aten.lt", u, p), b.dtype(a[0]))
+			}},
 	)
 }
 
-func decompRandomReplaced(b *builder, a []ir.Arg) ir.Arg {
-	b.failf("internal error: %s should have been replaced by its draw in the normalized stage", b.src.Target)
-	return nil
+func (b *builder) likeDType(x, dt ir.Arg) ir.Arg {
+	if dt != nil {
+		return dt
+	}
+	return b.dtype(x)
 }
 
 // decompBatchNormTraining is batch_norm(training=True) without running
@@ -110,11 +129,7 @@ func decompDropoutMasked(b *builder, a []ir.Arg) ir.Arg {
 		b.failf("dropout probability has to be between 0 and 1, but got %g", p)
 		return nil
 	}
-	scale := 0.0
-	if p < 1 {
-		scale = tensor.Round(dt, 1/tensor.Round(dt, 1-p))
-	}
-	noise := b.call("aten.mul", b.call("aten.to_dtype", mask, dt), scale)
+	noise := b.call("aten.mul", b.call("aten.to_dtype", mask, dt), dropoutScale(dt, p))
 	return b.call("aten.mul", x, noise)
 }
 
@@ -158,4 +173,13 @@ func decompEmbedding(b *builder, a []ir.Arg) ir.Arg {
 		rows = b.call("aten.where", isPad, b.call("aten.detach", rows), rows)
 	}
 	return b.call("aten.view", rows, sizesArg(append(append([]int{}, is...), ws[1:]...)))
+}
+
+// dropoutScale is 1 / (1 - p) as ATen's noise.div_(1 - p) rounds it in
+// dtype dt; 0 for p = 1.
+func dropoutScale(dt tensor.DType, p float64) float64 {
+	if p >= 1 {
+		return 0
+	}
+	return tensor.Round(dt, 1/tensor.Round(dt, 1-p))
 }
