@@ -19,9 +19,10 @@ import (
 //     primals hang off a source and every tangent-dependent node off a sink,
 //     all other edges are infinite. A minimum s-t cut then is a cheapest set
 //     of values from which the backward can compute everything it needs.
-//     Cheap ops (pointwise, views) may land on the backward side, i.e. be
-//     recomputed; expensive ones (matmul, conv, reductions, ...) are tied
-//     to the source, so if the backward needs them they are saved.
+//     Cheap ops (pointwise, views, reductions) may land on the backward
+//     side, i.e. be recomputed; expensive ones (matmul, conv, sort, pools,
+//     indexing, random) are tied to the source, so if the backward needs
+//     them they are saved.
 
 // partition fills u.Partition (min-cut) and u.SaveAll from u.Joint.
 func partition(u *Unit) error {
@@ -315,8 +316,19 @@ func (jg *jointInfo) minCut() (*Partition, error) {
 const tieScale = 1 << 16
 
 // recomputable says whether the backward may compute n again instead of
-// having it saved: cheap, deterministic ops only. Matmuls, convolutions,
-// reductions, sorts, pools and anything random must be saved if needed.
+// having it saved: deterministic ops that read each input element a few
+// times at most. Pointwise ops, views, creations and reductions qualify
+// (functorch's default recomputable set has sum, amax and mean too);
+// matmuls, convolutions, sorts, pools, indexing and anything random must
+// be saved if the backward needs them.
+//
+// Reductions matter for the bytes: the joint differentiates the decomposed
+// ops, so a stable log_softmax (x - amax(x)) - log(sum(exp(x - amax(x))))
+// needs its amax and sum in backward beside x. Banning them saves x, amax
+// and sum; recomputing them from x saves x alone, which is what functorch
+// saves for its own log_softmax formula (exp(out), the same bytes). The
+// cut still saves a reduction when that is cheaper than keeping its input
+// alive, and among byte-minimal cuts it recomputes the least (SinkSide).
 func recomputable(n *ir.Node) bool {
 	if n.Op != ir.CallFunction {
 		return n.Op == ir.GetAttr // a constant: free to read again
@@ -332,7 +344,7 @@ func recomputable(n *ir.Node) bool {
 		return false
 	}
 	switch d.Kind {
-	case ir.KindPointwise, ir.KindView, ir.KindCreation:
+	case ir.KindPointwise, ir.KindView, ir.KindCreation, ir.KindReduction:
 		return true
 	}
 	return false

@@ -87,6 +87,16 @@ func TestTrainingLogsBuildAndJudgeBackward(t *testing.T) {
 			if len(u.Partition.Backward.Nodes) < len(tl.params)+2 {
 				t.Errorf("backward graph has %d nodes", len(u.Partition.Backward.Nodes))
 			}
+			// Beside PyTorch's own partition of the same graph (Inductor's
+			// min-cut, read from aot_backward_graph): gcdbg saves no more.
+			_, pt, ok := c.PyTorchSaved()
+			if !ok || pt <= 0 {
+				t.Fatalf("PyTorch's saved bytes unreadable: %d %v", pt, ok)
+			}
+			if u.Partition.SavedBytes > pt {
+				t.Errorf("gcdbg's min-cut saves %d bytes, PyTorch's partition %d", u.Partition.SavedBytes, pt)
+			}
+			t.Logf("saved for backward: gcdbg min-cut %d bytes, save-everything %d, PyTorch %d", u.Partition.SavedBytes, u.SaveAll.SavedBytes, pt)
 
 			if g.Expected == nil || len(g.Expected.Grads) != len(tl.params) || len(g.Expected.GradOutputs) != 1 {
 				t.Fatalf("expected sidecar not read: %+v", g.Expected)
