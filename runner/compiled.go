@@ -100,7 +100,7 @@ func DefaultDevice() (string, string) {
 
 // compiledRun is what the compiled programs of one graph computed.
 type compiledRun struct {
-	outs, grads []*tensor.Tensor
+	results     *stages.Results[*tensor.Tensor]
 	seconds     []float64 // per run, all programs together
 	kernels     []KernelResult
 	fallback    []string
@@ -123,14 +123,15 @@ func runCompiled(tr *trace.Trace, u *stages.Unit, opt Options) (*compiledRun, er
 		return nil, fmt.Errorf("graph %q: no compiled program (the loop stages did not run)", u.Captured.Name)
 	}
 	cr := &compiledRun{}
-	saved := map[string]*tensor.Tensor{}
+	results := stages.NewResults[*tensor.Tensor]()
+	cr.results = results
 	for _, lp := range u.Programs {
 		p, err := program(tr, u, lp)
 		if err != nil {
 			return nil, fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
 		}
 		cr.builds = append(cr.builds, BuildInfo{Role: lp.Role, Cache: p.Cache, MS: p.BuildMS, Hash: p.Manifest.Hash})
-		in, err := programInputs(p.Manifest, lp.Graph, saved)
+		in, err := programInputs(p.Manifest, lp.Graph, results.Saved)
 		if err != nil {
 			return nil, fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
 		}
@@ -139,20 +140,8 @@ func runCompiled(tr *trace.Trace, u *stages.Unit, opt Options) (*compiledRun, er
 			return nil, fmt.Errorf("graph %q: %w", u.Captured.Name, err)
 		}
 		cr.add(lp.Role, p.Manifest, res)
-		switch lp.Role {
-		case "forward":
-			n := u.Joint.NumOutputs
-			if len(res.Outputs) < n+len(u.Partition.Saved) {
-				return nil, fmt.Errorf("graph %q (forward): %d outputs, want %d + %d saved", u.Captured.Name, len(res.Outputs), n, len(u.Partition.Saved))
-			}
-			cr.outs = res.Outputs[:n]
-			for i, s := range u.Partition.Saved {
-				saved[s.Name] = res.Outputs[n+i]
-			}
-		case "backward":
-			cr.grads = res.Outputs
-		default:
-			cr.outs = res.Outputs
+		if err := results.Add(u, lp.Role, res.Outputs); err != nil {
+			return nil, err
 		}
 	}
 	return cr, nil
@@ -213,7 +202,7 @@ func programInputs(m *compiler.Manifest, g *ir.Graph, saved map[string]*tensor.T
 // fill replaces gr's comparisons with the compiled values' and adds the
 // timings.
 func (cr *compiledRun) fill(u *stages.Unit, gr *GraphResult, refs *references) error {
-	if err := judgeGraph(u, refs, gr, tensorsToValues(cr.outs), tensorsToValues(cr.grads)); err != nil {
+	if err := judgeGraph(u, refs, gr, tensorsToValues(cr.results.Outputs), tensorsToValues(cr.results.Grads)); err != nil {
 		return fmt.Errorf("graph %q: compiled: %w", u.Captured.Name, err)
 	}
 	gr.Timing.CompiledMS = compiler.Median(cr.seconds) * 1e3

@@ -78,12 +78,11 @@ func (eb *entryBuilds) runCompiled(call *dynamo.Call, f dynamo.Frame) (*Compiled
 	}
 	u := e.Unit()
 	cc := &CompiledCall{Builds: built, Symbols: map[string]int64{}}
-	// saved: the forward's saved tensors and the tangents, by target.
-	saved := map[string]*tensor.Tensor{}
-	var outs, grads []*tensor.Tensor
+	// results.Saved: the forward's saved tensors and the tangents, by target.
+	results := stages.NewResults[*tensor.Tensor]()
 	for i, lp := range u.Programs {
 		p := ps[i]
-		in, err := frameInputs(p.Manifest, lp.Graph, f, saved)
+		in, err := frameInputs(p.Manifest, lp.Graph, f, results.Saved)
 		if err != nil {
 			return nil, fmt.Errorf("entry %s (%s): %w", e.ID, lp.Role, err)
 		}
@@ -94,25 +93,16 @@ func (eb *entryBuilds) runCompiled(call *dynamo.Call, f dynamo.Frame) (*Compiled
 		if err := symbolValues(p.Manifest, in, cc.Symbols); err != nil {
 			return nil, fmt.Errorf("entry %s (%s): %w", e.ID, lp.Role, err)
 		}
-		switch lp.Role {
-		case "forward":
-			n := u.Joint.NumOutputs
-			if len(res.Outputs) < n+len(u.Partition.Saved) {
-				return nil, fmt.Errorf("entry %s (forward): %d outputs, want %d + %d saved", e.ID, len(res.Outputs), n, len(u.Partition.Saved))
+		if err := results.Add(u, lp.Role, res.Outputs); err != nil {
+			return nil, fmt.Errorf("entry %s: %w", e.ID, err)
+		}
+		if lp.Role == stages.RoleForward {
+			for k, v := range onesTangents(u, results.Outputs) {
+				results.Saved[k] = v
 			}
-			outs = res.Outputs[:n]
-			for j, s := range u.Partition.Saved {
-				saved[s.Name] = res.Outputs[n+j]
-			}
-			for k, v := range onesTangents(u, outs) {
-				saved[k] = v
-			}
-		case "backward":
-			grads = res.Outputs
-		default:
-			outs = res.Outputs
 		}
 	}
+	outs, grads := results.Outputs, results.Grads
 	refs, err := interp.RunRefs(u.Normalized, frameOverride(f))
 	if err != nil {
 		return nil, fmt.Errorf("entry %s: eager reference: %w", e.ID, err)

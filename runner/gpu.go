@@ -83,7 +83,8 @@ func addGPU(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult, res *
 	var ks []GPUKernelResult
 	var kernelBytes int64
 	var kernelSecs float64
-	saved := map[string]*tensor.Tensor{}
+	results := stages.NewResults[*tensor.Tensor]()
+	cr.results = results
 	label := tr.Name
 	if tr.Path != "" {
 		label = filepath.Base(tr.Path)
@@ -97,7 +98,7 @@ func addGPU(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult, res *
 		if err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
-		in, err := programInputs(&src.Manifest, lp.Graph, saved)
+		in, err := programInputs(&src.Manifest, lp.Graph, results.Saved)
 		if err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
@@ -126,20 +127,8 @@ func addGPU(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult, res *
 				}
 			}
 		}
-		switch lp.Role {
-		case "forward":
-			n := u.Joint.NumOutputs
-			if len(r.Outputs) < n+len(u.Partition.Saved) {
-				return fmt.Errorf("%s: %d outputs, want %d + %d saved", where, len(r.Outputs), n, len(u.Partition.Saved))
-			}
-			cr.outs = r.Outputs[:n]
-			for i, s := range u.Partition.Saved {
-				saved[s.Name] = r.Outputs[n+i]
-			}
-		case "backward":
-			cr.grads = r.Outputs
-		default:
-			cr.outs = r.Outputs
+		if err := results.Add(u, lp.Role, r.Outputs); err != nil {
+			return err
 		}
 	}
 	if err := cr.fill(u, gr, refs); err != nil {

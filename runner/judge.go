@@ -250,3 +250,22 @@ func (res *Result) Summary() string {
 	}
 	return "MISMATCH: " + first
 }
+
+// ComparedWithPyTorch reports whether any value was compared with
+// PyTorch's (the trace held expected values): views claim a PyTorch
+// comparison only then.
+func (res *Result) ComparedWithPyTorch() bool {
+	for _, g := range res.Graphs {
+		for _, o := range g.Outputs {
+			if o.VsExpected != nil {
+				return true
+			}
+		}
+		for _, gd := range g.Grads {
+			if gd.VsExpected != nil {
+				return true
+			}
+		}
+	}
+	return false
+}

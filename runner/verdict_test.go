@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"gcdbg/compiler"
 	"gcdbg/stages"
 	"gcdbg/trace"
 	"gcdbg/verdict"
@@ -87,10 +86,10 @@ func TestVerdictCatchesInjectedKernelError(t *testing.T) {
 	if !gr.Outputs[0].VsExpected.Match || !gr.Grads[0].VsExpected.Match {
 		t.Fatalf("unchanged compiled values must match: %s / %s", gr.Outputs[0].VsExpected.Detail(), gr.Grads[0].VsExpected.Detail())
 	}
-	out, grad := cr.outs[0].Clone(), cr.grads[0].Clone()
+	out, grad := cr.results.Outputs[0].Clone(), cr.results.Grads[0].Clone()
 	out.SetFlat(5, out.Flat(5)*(1+1e-3))
 	grad.SetFlat(7, grad.Flat(7)*(1+1e-3))
-	cr.outs[0], cr.grads[0] = out, grad
+	cr.results.Outputs[0], cr.results.Grads[0] = out, grad
 	if err := cr.fill(u, &gr, refs); err != nil {
 		t.Fatal(err)
 	}
@@ -147,4 +146,3 @@ func TestVerdictCatchesWrongDerivative(t *testing.T) {
 	}
 }
 
-var _ = compiler.Median

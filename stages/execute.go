@@ -48,23 +48,19 @@ func (u *Unit) RunPipeline() (outs, grads []ir.Value, err error) {
 		outs, err = interp.Run(u.Decomposed, nil)
 		return outs, nil, err
 	}
-	p, j := u.Partition, u.Joint
-	fwd, err := interp.Run(p.Forward, nil)
+	res := NewResults[ir.Value]()
+	fwd, err := interp.Run(u.Partition.Forward, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(fwd) != j.NumOutputs+len(p.Saved) {
-		return nil, nil, fmt.Errorf("graph %q: forward graph returned %d values, want %d outputs + %d saved", u.Captured.Name, len(fwd), j.NumOutputs, len(p.Saved))
+	if err := res.Add(u, RoleForward, fwd); err != nil {
+		return nil, nil, err
 	}
-	saved := interp.Inputs{}
-	for i, s := range p.Saved {
-		saved[s.Name] = fwd[j.NumOutputs+i]
-	}
-	grads, err = interp.Run(p.Backward, saved)
+	grads, err = interp.Run(u.Partition.Backward, interp.Inputs(res.Saved))
 	if err != nil {
 		return nil, nil, err
 	}
-	return fwd[:j.NumOutputs], grads, nil
+	return res.Outputs, grads, nil
 }
 
 // RefRun is one graph's results under one interpreter precision: the
@@ -124,4 +120,52 @@ func (u *Unit) RunReference(opt interp.Options) (*RefRun, error) {
 // outputs, at Writeback.Output.
 func (u *Unit) Writebacks() []Writeback {
 	return u.FunctionalInfo().Writebacks
+}
+
+// The roles of a compiled unit (LoopProgram.Role): an inference graph,
+// or the forward and backward graphs of the partition.
+const (
+	RoleInference = "inference"
+	RoleForward   = "forward"
+	RoleBackward  = "backward"
+)
+
+// Results is the typed contract between the partition's programs: the
+// forward returns the user's outputs (write-backs included) followed by
+// the saved tensors; the backward takes the saved tensors (and tangents)
+// and returns one grad per Joint.GradTargets; an inference program
+// returns the outputs. Every backend (eager, CPU, GPU, AOT, `run --input`)
+// splits its results with Add and nothing else.
+type Results[T any] struct {
+	Outputs, Grads []T
+	// Saved are the forward's saved tensors by name, the backward's inputs.
+	Saved map[string]T
+}
+
+// NewResults is an empty Results.
+func NewResults[T any]() *Results[T] { return &Results[T]{Saved: map[string]T{}} }
+
+// Add files one program's results under its role.
+func (r *Results[T]) Add(u *Unit, role string, vals []T) error {
+	switch role {
+	case RoleForward:
+		if u.Joint == nil || u.Partition == nil {
+			return fmt.Errorf("graph %q: a forward program without a partition", u.Captured.Name)
+		}
+		n, saved := u.Joint.NumOutputs, u.Partition.Saved
+		if len(vals) < n+len(saved) {
+			return fmt.Errorf("graph %q (forward): %d outputs, want %d + %d saved", u.Captured.Name, len(vals), n, len(saved))
+		}
+		r.Outputs = vals[:n]
+		for i, s := range saved {
+			r.Saved[s.Name] = vals[n+i]
+		}
+	case RoleBackward:
+		r.Grads = vals
+	case RoleInference:
+		r.Outputs = vals
+	default:
+		return fmt.Errorf("graph %q: unknown program role %q", u.Captured.Name, role)
+	}
+	return nil
 }

@@ -17,7 +17,7 @@ import (
 
 // LoopProgram is one graph taken through the loop-level stages.
 type LoopProgram struct {
-	Role     string // inference, forward, backward
+	Role     string // RoleInference, RoleForward or RoleBackward (execute.go)
 	Graph    *ir.Graph
 	Loops    *loopir.Program
 	Schedule *sched.Schedule
@@ -28,10 +28,10 @@ type LoopProgram struct {
 // compiledGraphs lists the graphs the loop stages compile, with their roles.
 func compiledGraphs(u *Unit) []*LoopProgram {
 	if u.Partition != nil {
-		return []*LoopProgram{{Role: "forward", Graph: u.Partition.Forward}, {Role: "backward", Graph: u.Partition.Backward}}
+		return []*LoopProgram{{Role: RoleForward, Graph: u.Partition.Forward}, {Role: RoleBackward, Graph: u.Partition.Backward}}
 	}
 	if u.Decomposed != nil {
-		return []*LoopProgram{{Role: "inference", Graph: u.Decomposed}}
+		return []*LoopProgram{{Role: RoleInference, Graph: u.Decomposed}}
 	}
 	return nil
 }

@@ -232,13 +232,7 @@ func passLine(res *runner.Result) string {
 	if !res.OK {
 		return styles.bad.Render("FAIL: some values differ (see ✗ and the details below)")
 	}
-	compared := false
-	for _, g := range res.Graphs {
-		for _, o := range g.Outputs {
-			compared = compared || o.VsExpected != nil
-		}
-	}
-	if compared {
+	if res.ComparedWithPyTorch() {
 		return styles.ok.Render("PASS: every output, gradient and buffer matches PyTorch and gcdbg's float64 reference")
 	}
 	return styles.ok.Render("PASS vs gcdbg's float64 reference · vs PyTorch: no reference in this trace, nothing compared")

@@ -50,7 +50,7 @@ func TestRunInputsRecompile(t *testing.T) {
 		}
 		rest = rest[j+len(w):]
 	}
-	if !strings.Contains(out, "verdict: every output matches") {
+	if !strings.Contains(out, "verdict: every output, gradient and buffer matches") {
 		t.Errorf("the trace's own comparison is gone:\n%s", out)
 	}
 }

@@ -48,7 +48,7 @@ makes one from a PyTorch model), readable graph text (def forward(self, x:
 (docs/torch-trace.md). With no TRACE, commands use the embedded example: the
 seed MLP (Flatten + Linear 784→512→512→10 with ReLU).
 
-Exit status of run: 0 every output matches, 1 some mismatch, 2 the input
+Exit status of run: 0 every output, gradient and buffer matches (the accuracy verdict, docs/verdict.md), 1 some mismatch, 2 the input
 could not be read or run.
 `
 

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"gcdbg/runner"
 	"gcdbg/trace"
@@ -142,7 +141,11 @@ func printRun(w io.Writer, path string, res *runner.Result) {
 	}
 	fmt.Fprintf(w, "\n(%s)\n", runner.Rule)
 	if res.OK {
-		fmt.Fprintln(w, "verdict: every output, gradient and buffer matches")
+		if res.ComparedWithPyTorch() {
+			fmt.Fprintln(w, "verdict: every output, gradient and buffer matches")
+		} else {
+			fmt.Fprintln(w, "verdict: every output, gradient and buffer matches gcdbg's float64 reference (the trace holds no PyTorch values: nothing was compared with PyTorch)")
+		}
 	} else {
 		fmt.Fprintln(w, "verdict: MISMATCH")
 	}
