@@ -387,7 +387,7 @@ func (p *Provenance) Diff(i int) *StageDiff {
 		switch {
 		case !same:
 			d.Added = append(d.Added, n.Name)
-		case nodeSig(n) != nodeSig(pg.Node(n.Name)):
+		case NodeSig(n) != NodeSig(pg.Node(n.Name)):
 			d.Changed = append(d.Changed, n.Name)
 		}
 	}
@@ -403,14 +403,16 @@ func (p *Provenance) Diff(i int) *StageDiff {
 	return d
 }
 
-// nodeSig is a node as the diff compares it: op, target, arguments (other
-// nodes by name) and its tensor type.
-func nodeSig(n *ir.Node) string {
+// NodeSig is what makes a node the same node, for every diff (a stage
+// against its parent, a stage across two watch compiles): op, target,
+// arguments (node references by name), the inferred type and a known
+// value. The source frame is left out: moving a line is no change.
+func NodeSig(n *ir.Node) string {
 	if n == nil {
 		return ""
 	}
-	name := func(x *ir.Node) string { return "%" + x.Name }
 	var b strings.Builder
+	name := func(x *ir.Node) string { return "%" + x.Name }
 	b.WriteString(n.Op + " " + n.Target + "(")
 	for _, a := range n.Args {
 		b.WriteString(ir.FormatArg(a, name) + ", ")
@@ -418,9 +420,17 @@ func nodeSig(n *ir.Node) string {
 	for _, kv := range n.Kwargs {
 		b.WriteString(kv.Name + "=" + ir.FormatArg(kv.Value, name) + ", ")
 	}
-	b.WriteString(")")
-	if n.Meta.Tensor != nil {
-		b.WriteString(" " + n.Meta.Tensor.String())
+	b.WriteString(") ")
+	if m := n.Meta.Tensor; m != nil {
+		b.WriteString(m.String())
+	}
+	for _, m := range n.Meta.Items {
+		if m != nil {
+			b.WriteString(" " + m.String())
+		}
+	}
+	if n.Meta.HasValue {
+		b.WriteString(" = " + ir.FormatArg(n.Meta.Value, name))
 	}
 	return b.String()
 }

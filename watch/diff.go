@@ -123,7 +123,7 @@ func diffGraph(a, b *ir.Graph) *StageDiff {
 	before := map[string]string{}
 	if a != nil {
 		for _, n := range a.Nodes {
-			before[n.Name] = nodeSig(n)
+			before[n.Name] = stages.NodeSig(n)
 		}
 	}
 	sd := &StageDiff{}
@@ -133,7 +133,7 @@ func diffGraph(a, b *ir.Graph) *StageDiff {
 			switch {
 			case !ok:
 				sd.Added = append(sd.Added, n.Name)
-			case sig != nodeSig(n):
+			case sig != stages.NodeSig(n):
 				sd.Changed = append(sd.Changed, n.Name)
 			}
 			delete(before, n.Name)
@@ -150,34 +150,6 @@ func diffGraph(a, b *ir.Graph) *StageDiff {
 		return nil
 	}
 	return sd
-}
-
-// nodeSig is what makes a node the same node: op, target, arguments (node
-// references by name) and the inferred type. The source frame is left
-// out: moving a line is no change to the graph.
-func nodeSig(n *ir.Node) string {
-	var b strings.Builder
-	name := func(x *ir.Node) string { return "%" + x.Name }
-	fmt.Fprintf(&b, "%s %s(", n.Op, n.Target)
-	for _, a := range n.Args {
-		b.WriteString(ir.FormatArg(a, name) + ", ")
-	}
-	for _, kv := range n.Kwargs {
-		b.WriteString(kv.Name + "=" + ir.FormatArg(kv.Value, name) + ", ")
-	}
-	b.WriteString(") ")
-	if m := n.Meta.Tensor; m != nil {
-		b.WriteString(m.String())
-	}
-	for _, m := range n.Meta.Items {
-		if m != nil {
-			b.WriteString(" " + m.String())
-		}
-	}
-	if n.Meta.HasValue {
-		b.WriteString(" = " + ir.FormatArg(n.Meta.Value, name))
-	}
-	return b.String()
 }
 
 type kernelSrc struct{ name, text string }
