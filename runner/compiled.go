@@ -100,11 +100,11 @@ func DefaultDevice() (string, string) {
 
 // compiledRun is what the compiled programs of one graph computed.
 type compiledRun struct {
-	results     *stages.Results[*tensor.Tensor]
-	seconds     []float64 // per run, all programs together
-	kernels     []KernelResult
-	fallback    []string
-	builds      []BuildInfo
+	results  *stages.Results[*tensor.Tensor]
+	seconds  []float64 // per run, all programs together
+	kernels  []KernelResult
+	fallback []string
+	builds   []BuildInfo
 }
 
 // addCompiled runs u's compiled programs and puts their results in gr:

@@ -145,4 +145,3 @@ func TestVerdictCatchesWrongDerivative(t *testing.T) {
 		t.Fatal("no gradient caught the wrong formula")
 	}
 }
-
