@@ -11,18 +11,61 @@ const cPrelude = `#include <math.h>
 #include <time.h>
 
 /* Vector variants of libm (glibc's libmvec) so that gcc vectorizes loops
-   that call sinf/expf without -ffast-math; the builder defines GCDBG_MVEC
-   and links -lmvec only when the library exists. */
+   that call sinf/expf without -ffast-math (glibc's math.h declares them
+   only under __FAST_MATH__); the builder defines GCDBG_MVEC and links
+   -lmvec only when the library exists. glibc 2.35 added the rest of the
+   set (tanh, erf, log1p, ...). Accuracy in ULP against float64, measured
+   per function: docs/performance.md (compiler's TestVectorMathULP). */
 #if defined(GCDBG_MVEC) && defined(__x86_64__) && defined(__GNUC__)
 #define GCDBG_SIMD __attribute__((__simd__("notinbranch")))
 GCDBG_SIMD float sinf(float);
 GCDBG_SIMD float cosf(float);
 GCDBG_SIMD float expf(float);
 GCDBG_SIMD float logf(float);
+GCDBG_SIMD float powf(float, float);
 GCDBG_SIMD double sin(double);
 GCDBG_SIMD double cos(double);
 GCDBG_SIMD double exp(double);
 GCDBG_SIMD double log(double);
+GCDBG_SIMD double pow(double, double);
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 35)
+GCDBG_SIMD float tanf(float);
+GCDBG_SIMD float tanhf(float);
+GCDBG_SIMD float sinhf(float);
+GCDBG_SIMD float coshf(float);
+GCDBG_SIMD float asinf(float);
+GCDBG_SIMD float acosf(float);
+GCDBG_SIMD float atanf(float);
+GCDBG_SIMD float asinhf(float);
+GCDBG_SIMD float acoshf(float);
+GCDBG_SIMD float atanhf(float);
+GCDBG_SIMD float erff(float);
+GCDBG_SIMD float erfcf(float);
+GCDBG_SIMD float expm1f(float);
+GCDBG_SIMD float exp2f(float);
+GCDBG_SIMD float log1pf(float);
+GCDBG_SIMD float log2f(float);
+GCDBG_SIMD float log10f(float);
+GCDBG_SIMD float atan2f(float, float);
+GCDBG_SIMD double tan(double);
+GCDBG_SIMD double tanh(double);
+GCDBG_SIMD double sinh(double);
+GCDBG_SIMD double cosh(double);
+GCDBG_SIMD double asin(double);
+GCDBG_SIMD double acos(double);
+GCDBG_SIMD double atan(double);
+GCDBG_SIMD double asinh(double);
+GCDBG_SIMD double acosh(double);
+GCDBG_SIMD double atanh(double);
+GCDBG_SIMD double erf(double);
+GCDBG_SIMD double erfc(double);
+GCDBG_SIMD double expm1(double);
+GCDBG_SIMD double exp2(double);
+GCDBG_SIMD double log1p(double);
+GCDBG_SIMD double log2(double);
+GCDBG_SIMD double log10(double);
+GCDBG_SIMD double atan2(double, double);
+#endif
 #endif
 
 /* Python's floor division and modulo; a zero divisor gives 0 (C would trap). */
