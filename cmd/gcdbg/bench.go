@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -10,18 +11,26 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
+	"time"
 
 	"gcdbg/compiler"
-	"gcdbg/interp"
 	"gcdbg/runner"
+	"gcdbg/verdict"
 )
 
 // `gcdbg bench [TRACES...]`: per trace, the compiled programs' time against
-// PyTorch eager (measured now by exporter/bench_eager.py when PyTorch can
-// be imported, else the producer's recorded timing), the speedups' geometric
-// mean, and each pointwise kernel's bandwidth as a fraction of a STREAM
-// triad measured in the same run.
+// PyTorch eager, the speedups' geometric mean, and a roofline column: the
+// trace's kernels' bytes and flops over their time, against a STREAM triad
+// and OpenBLAS's sgemm measured in the same run.
+//
+// PyTorch is timed live by exporter/bench_eager.py, kept running as a
+// server (its graphs stay built and warm) and timed twice per trace: once
+// before and once after the compiled run, so that both sides see the same
+// machine load; the median is over the calls of both passes. Where
+// PyTorch cannot be imported or cannot rebuild a graph, the producer's
+// recorded timing is used and the row says "recorded" (and why on stderr).
 
 const python = "/usr/bin/python3"
 
@@ -30,9 +39,14 @@ type benchRow struct {
 	compiledMS, eagerMS float64 // eager: gcdbg's eager interpreter
 	torchMS             float64
 	torchHow            string // "measured" or "recorded"
+	ok                  bool   // every comparison matched
 	maxErr              float64
 	chain               bool // only pointwise/reduction kernels
 	kernels             []runner.KernelResult
+	fallback            []string
+	fallbackMS          float64
+	bytes, flops        float64 // over the kernels' median times
+	kernelMS            float64
 }
 
 func cmdBench(args []string, stdout, stderr io.Writer) int {
@@ -66,49 +80,139 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gcdbg bench:", err)
 		return 2
 	}
-	torchOK := exec.Command(python, "-c", "import torch").Run() == nil
-	fmt.Fprintf(stdout, "STREAM triad (OpenMP, %d CPUs): %.1f GB/s\n\n", runtime.NumCPU(), triad)
-	fmt.Fprintf(stdout, "%-22s %12s %12s %12s %-9s %8s %10s\n", "trace", "compiled ms", "interp ms", "PyTorch ms", "", "speedup", "max err")
+	peak, perr := compiler.SgemmPeak(5)
+	if perr != nil {
+		fmt.Fprintln(stderr, "gcdbg bench:", perr, "(no GFLOP/s roof)")
+	}
+	torch := startTorch(stderr)
+	defer torch.close()
+	fmt.Fprintf(stdout, "machine: %d CPUs, %s\n", runtime.NumCPU(), loadAverage())
+	fmt.Fprintf(stdout, "roofs: STREAM triad (OpenMP) %.1f GB/s", triad)
+	if peak > 0 {
+		fmt.Fprintf(stdout, "; OpenBLAS sgemm 1024^3 %.1f GFLOP/s", peak)
+	}
+	fmt.Fprintln(stdout)
+	fmt.Fprintf(stdout, "compiled: median of %d runs after a warm-up run (forward+backward for training graphs)\n", *runs)
+	if torch != nil {
+		fmt.Fprintf(stdout, "PyTorch eager: measured live, before and after each compiled run; %s\n\n", torch.how(paths))
+	} else {
+		fmt.Fprintf(stdout, "PyTorch eager: not importable by %s; the producer's recorded timings\n\n", python)
+	}
+	fmt.Fprintf(stdout, "%-22s %11s %11s %-9s %8s %8s %6s %9s %6s %9s  %s\n", "trace", "compiled ms", "PyTorch ms", "", "speedup",
+		"roofline", "GB/s", "%triad", "GFLOP/s", "%sgemm", "verdict")
 	var rows []benchRow
 	for _, p := range paths {
-		row, err := benchTrace(p, *runs, torchOK)
+		row, err := benchTrace(p, *runs, torch, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "gcdbg bench: %v\n", err)
 			return 2
 		}
 		rows = append(rows, row)
-		fmt.Fprintf(stdout, "%-22s %12.3f %12.3f %12.3f %-9s %7.2fx %10.2g\n", row.trace, row.compiledMS, row.eagerMS, row.torchMS, row.torchHow, row.torchMS/row.compiledMS, row.maxErr)
+		gbps, gflops := row.bytes/row.kernelMS/1e6, row.flops/row.kernelMS/1e6
+		verdictText := "match"
+		if !row.ok {
+			verdictText = "MISMATCH"
+		}
+		if len(row.fallback) > 0 {
+			verdictText += fmt.Sprintf("; %d fallback nodes (%s); %.0f%% of the time outside compiled kernels", len(row.fallback),
+				trunc(strings.Join(row.fallback, ", "), 60), 100*row.fallbackMS/row.compiledMS)
+		}
+		fmt.Fprintf(stdout, "%-22s %11.3f %11.3f %-9s %7.2fx %7.0f%% %6.1f %8.0f%% %6.1f %8s  %s\n", row.trace, row.compiledMS, row.torchMS,
+			row.torchHow, row.torchMS/row.compiledMS, 100*roofline(row, triad, peak), gbps, 100*gbps/triad, gflops, pct(gflops, peak), verdictText)
 	}
 	var all, chain []float64
+	worst, worstName := math.Inf(1), ""
 	for _, r := range rows {
-		all = append(all, r.torchMS/r.compiledMS)
+		s := r.torchMS / r.compiledMS
+		all = append(all, s)
 		if r.chain {
-			chain = append(chain, r.torchMS/r.compiledMS)
+			chain = append(chain, s)
+		}
+		if s < worst {
+			worst, worstName = s, r.trace
 		}
 	}
-	fmt.Fprintf(stdout, "\ngmean speedup over PyTorch eager: %.2fx (%d traces)\n", gmean(all), len(all))
+	fmt.Fprintf(stdout, "\ngmean speedup over PyTorch eager: %.2fx (%d traces; lowest %.2fx, %s)\n", gmean(all), len(all), worst, worstName)
 	fmt.Fprintf(stdout, "gmean speedup, pointwise/reduction chains only: %.2fx (%d traces)\n", gmean(chain), len(chain))
-	fmt.Fprintln(stdout, "\npointwise kernels' bandwidth (fraction of the triad):")
+	fmt.Fprintln(stdout, "roofline: the time the kernels would take at the roofs (bytes / triad, flops / sgemm, the larger per kernel) over their measured time")
+	fmt.Fprintln(stdout, "\nkernels of 1 MB or more, bandwidth as a fraction of the triad:")
 	for _, r := range rows {
 		for _, k := range r.kernels {
-			if (k.Kind == "pointwise" || k.Kind == "fused" && r.chain) && k.GBps > 0 {
-				fmt.Fprintf(stdout, "  %-22s %-9s %-28s %8.4f ms %7.2f GB/s %5.1f%%\n", r.trace, k.Role, k.Name, k.MS, k.GBps, 100*k.GBps/triad)
+			if k.MS > 0 && k.GBps*k.MS*1e6 >= 1<<20 && k.Kind != "extern" {
+				fmt.Fprintf(stdout, "  %-22s %-9s %-40s %9.4f ms %7.2f GB/s %5.1f%%  %6.1f GFLOP/s\n", r.trace, k.Role, trunc(k.Name, 40), k.MS, k.GBps, 100*k.GBps/triad, k.GFlops)
 			}
 		}
 	}
 	return 0
 }
 
-func benchTrace(path string, runs int, torchOK bool) (benchRow, error) {
+func pct(x, of float64) string {
+	if of <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*x/of)
+}
+
+func trunc(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
+
+// roofline is the kernels' time at the roofs over their measured time.
+func roofline(r benchRow, triad, peak float64) float64 {
+	ideal, got := 0.0, 0.0
+	for _, k := range r.kernels {
+		if k.MS <= 0 {
+			continue
+		}
+		bytes, flops := k.GBps*k.MS*1e6, k.GFlops*k.MS*1e6
+		t := bytes / triad / 1e6
+		if peak > 0 {
+			t = math.Max(t, flops/peak/1e6)
+		}
+		ideal += t
+		got += k.MS
+	}
+	if got == 0 {
+		return 0
+	}
+	return ideal / got
+}
+
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "load average unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "load average unknown"
+	}
+	return "load average " + strings.Join(f[:3], " ")
+}
+
+func benchTrace(path string, runs int, torch *torchServer, stderr io.Writer) (benchRow, error) {
 	tr, err := loadTrace(path)
 	if err != nil {
 		return benchRow{}, err
+	}
+	// PyTorch, compiled, PyTorch: both sides under the same load.
+	var calls []float64
+	var terr error
+	if torch != nil && path != "" {
+		calls, terr = torch.time(path, runs)
 	}
 	res, err := runner.Run(tr, runner.Options{Runs: runs, Device: "cpu"})
 	if err != nil {
 		return benchRow{}, err
 	}
-	row := benchRow{trace: res.Trace, chain: true, torchHow: "recorded"}
+	if torch != nil && path != "" && terr == nil {
+		more, err := torch.time(path, runs)
+		calls, terr = append(calls, more...), err
+	}
+	row := benchRow{trace: res.Trace, chain: true, torchHow: "recorded", ok: res.OK}
 	for _, g := range res.Graphs {
 		row.compiledMS += g.Timing.CompiledMS
 		row.eagerMS += g.Timing.EagerMS
@@ -120,8 +224,14 @@ func benchTrace(path string, runs int, torchOK bool) (benchRow, error) {
 			row.maxErr = math.Max(row.maxErr, maxAbs(gd.VsExpected))
 		}
 		for _, k := range g.Kernels {
-			kr := k.(runner.KernelResult)
+			kr, ok := k.(runner.KernelResult)
+			if !ok {
+				continue
+			}
 			row.kernels = append(row.kernels, kr)
+			row.bytes += kr.GBps * kr.MS * 1e6
+			row.flops += kr.GFlops * kr.MS * 1e6
+			row.kernelMS += kr.MS
 			// A pointwise/reduction chain: no GEMM or convolution (extern)
 			// anywhere; fused kernels of pointwise and reduction nodes count.
 			if kr.Kind == "extern" {
@@ -130,49 +240,138 @@ func benchTrace(path string, runs int, torchOK bool) (benchRow, error) {
 		}
 		if len(g.Fallback) > 0 {
 			row.chain = false
+			row.fallback = append(row.fallback, g.Fallback...)
 		}
 	}
-	if torchOK && path != "" {
-		if ms, err := torchEager(path, runs); err == nil {
-			row.torchMS, row.torchHow = ms, "measured"
-		} else {
-			fmt.Fprintf(os.Stderr, "gcdbg bench: %s: PyTorch timing failed, using the recorded one: %v\n", path, err)
-		}
+	if row.kernelMS > 0 {
+		row.fallbackMS = math.Max(0, row.compiledMS-row.kernelMS)
+	}
+	switch {
+	case torch == nil || path == "":
+	case terr != nil:
+		fmt.Fprintf(stderr, "gcdbg bench: %s: PyTorch timing failed, using the recorded one: %v\n", path, terr)
+	case len(calls) > 0:
+		row.torchMS, row.torchHow = median(calls), "measured"
 	}
 	return row, nil
 }
 
-// torchEager runs exporter/bench_eager.py on the trace: the sum over its
-// graphs of forward (+ backward) medians.
-func torchEager(path string, runs int) (float64, error) {
-	script := filepath.Join("exporter", "bench_eager.py")
-	if _, err := os.Stat(script); err != nil {
-		return 0, fmt.Errorf("%s not found (run from the repository)", script)
-	}
-	out, err := exec.Command(python, script, path, "--runs", fmt.Sprint(runs)).Output()
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			return 0, fmt.Errorf("%v: %s", err, strings.TrimSpace(string(ee.Stderr)))
-		}
-		return 0, err
-	}
-	var r struct {
-		Graphs []struct {
-			Forward  float64 `json:"eager_forward_ms"`
-			Backward float64 `json:"eager_backward_ms"`
-		} `json:"graphs"`
-	}
-	if err := json.Unmarshal(out, &r); err != nil {
-		return 0, err
-	}
-	ms := 0.0
-	for _, g := range r.Graphs {
-		ms += g.Forward + g.Backward
-	}
-	return ms, nil
+// torchServer is exporter/bench_eager.py --serve: one JSON request per
+// line, one reply per line.
+type torchServer struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	last string // the "how" of the last reply
 }
 
-func maxAbs(c *interp.Comparison) float64 {
+func startTorch(stderr io.Writer) *torchServer {
+	if exec.Command(python, "-c", "import torch").Run() != nil {
+		return nil
+	}
+	script := filepath.Join("exporter", "bench_eager.py")
+	if _, err := os.Stat(script); err != nil {
+		fmt.Fprintf(stderr, "gcdbg bench: %s not found (run from the repository): PyTorch timings are the recorded ones\n", script)
+		return nil
+	}
+	cmd := exec.Command(python, script, "--serve")
+	cmd.Env = append(os.Environ(), "MALLOC_MMAP_THRESHOLD_=17179869184", "MALLOC_TRIM_THRESHOLD_=17179869184")
+	cmd.Stderr = stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stderr, "gcdbg bench: %s: %v\n", script, err)
+		return nil
+	}
+	return &torchServer{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+}
+
+// time returns each timed call's ms (forward + backward, summed over the
+// trace's graphs).
+func (t *torchServer) time(path string, runs int) ([]float64, error) {
+	req, _ := json.Marshal(map[string]any{"trace": path, "runs": runs})
+	if _, err := t.in.Write(append(req, '\n')); err != nil {
+		return nil, fmt.Errorf("bench_eager.py: %w", err)
+	}
+	line, err := t.out.ReadBytes('\n')
+	if err != nil {
+		return nil, fmt.Errorf("bench_eager.py: %w", err)
+	}
+	var r struct {
+		Error  string `json:"error"`
+		Graphs []struct {
+			How   string    `json:"how"`
+			Calls []float64 `json:"calls_ms"`
+		} `json:"graphs"`
+	}
+	if err := json.Unmarshal(line, &r); err != nil {
+		return nil, fmt.Errorf("bench_eager.py: %w", err)
+	}
+	if r.Error != "" {
+		return nil, fmt.Errorf("%s", r.Error)
+	}
+	var calls []float64
+	for _, g := range r.Graphs {
+		t.last = g.How
+		for i, c := range g.Calls {
+			if i >= len(calls) {
+				calls = append(calls, 0)
+			}
+			calls[i] += c
+		}
+	}
+	return calls, nil
+}
+
+// how asks the server how it times (one short run of the first trace that
+// has a path), so the header can say it before the table.
+func (t *torchServer) how(paths []string) string {
+	for _, p := range paths {
+		if p != "" {
+			if _, err := t.time(p, 1); err == nil && t.last != "" {
+				t.last = strings.Replace(t.last, "(1 per pass)", "", 1)
+				return t.last
+			}
+		}
+	}
+	return "timing protocol of exporter/bench_eager.py"
+}
+
+func (t *torchServer) close() {
+	if t == nil {
+		return
+	}
+	t.in.Close()
+	done := make(chan struct{})
+	go func() { _ = t.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = t.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func maxAbs(c *verdict.Judgement) float64 {
 	if c == nil {
 		return 0
 	}
