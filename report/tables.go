@@ -146,6 +146,9 @@ func runTables(b *strings.Builder, gr *runner.GraphResult) {
 	}
 	b.WriteString("</table>\n")
 	fmt.Fprintf(b, "<p>%s</p>\n", esc(gr.Verdict))
+	if gr.NotComparedWithPyTorch != "" {
+		fmt.Fprintf(b, "<p>vs PyTorch: %s</p>\n", esc(gr.NotComparedWithPyTorch))
+	}
 	t := gr.Timing
 	b.WriteString(`<h4>timing (medians)</h4><table class="t timing"><tr><th>what</th><th>ms</th></tr>` + "\n")
 	fmt.Fprintf(b, `<tr><td>gcdbg eager interpreter (%s, %d runs)</td><td class="num">%.3f</td></tr>`+"\n", esc(t.Covers), t.Runs, t.EagerMS)

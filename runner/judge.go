@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"strings"
 
 	"gcdbg/interp"
 	"gcdbg/ir"
@@ -141,6 +142,28 @@ func (w what) label() string {
 // the values a backend computed: outs (every output of the program that
 // computes the user's outputs, write-backs included) and grads.
 func judgeGraph(u *stages.Unit, r *references, gr *GraphResult, outs, grads []ir.Value) error {
+	if err := judgeValues(u, r, gr, outs, grads); err != nil {
+		return err
+	}
+	if own := u.OwnRandom(); len(own) > 0 && r.exp != nil {
+		// gcdbg drew its own random numbers: PyTorch's values came from
+		// other draws, so no elementwise comparison is claimed.
+		gr.NotComparedWithPyTorch = fmt.Sprintf("random node(s) %s drew gcdbg's own numbers (the trace records no PyTorch draws in expected.random): the comparison with PyTorch is not elementwise, so none is made; re-export with the exporter to record PyTorch's draws",
+			strings.Join(own, ", "))
+		for i := range gr.Outputs {
+			gr.Outputs[i].VsExpected = nil
+		}
+		for i := range gr.Grads {
+			gr.Grads[i].VsExpected = nil
+		}
+		for i := range gr.Buffers {
+			gr.Buffers[i].VsExpected = nil
+		}
+	}
+	return nil
+}
+
+func judgeValues(u *stages.Unit, r *references, gr *GraphResult, outs, grads []ir.Value) error {
 	nUser := u.UserOutputs()
 	if len(outs) < nUser {
 		return fmt.Errorf("the backend returned %d outputs, the user's graph %d", len(outs), nUser)

@@ -44,6 +44,10 @@ type GraphResult struct {
 	Buffers []BufferResult `json:"buffers"`
 	// Verdict states the accuracy rule every comparison follows.
 	Verdict string `json:"verdict"`
+	// NotComparedWithPyTorch says why no value of this graph was compared
+	// with PyTorch's although the trace records them (random nodes that
+	// drew gcdbg's own numbers: an elementwise comparison means nothing).
+	NotComparedWithPyTorch string `json:"not_compared_with_pytorch,omitempty"`
 }
 
 // OutputResult compares one output.

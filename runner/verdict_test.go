@@ -145,3 +145,47 @@ func TestVerdictCatchesWrongDerivative(t *testing.T) {
 		t.Fatal("no gradient caught the wrong formula")
 	}
 }
+
+// Without PyTorch's recorded draws, random nodes draw gcdbg's own numbers:
+// eager and compiled code agree with each other, and no comparison with
+// PyTorch is claimed — every view says why.
+func TestOwnRandomDrawsAreNotComparedWithPyTorch(t *testing.T) {
+	tr, err := trace.Load("../fixtures/random_ops.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range tr.Graphs {
+		if g.Expected == nil || len(g.Expected.Random) == 0 {
+			t.Fatal("test premise: random_ops.json records PyTorch's draws")
+		}
+		g.Expected.Random = nil
+		for name := range g.Tensors {
+			if strings.HasPrefix(name, stages.RandomPrefix) {
+				delete(g.Tensors, name)
+			}
+		}
+	}
+	device := "cpu"
+	if _, why := DefaultDevice(); why != "" {
+		device = "eager"
+	}
+	res, err := Run(tr, Options{Runs: 1, Device: device})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.Graphs[0]
+	if !strings.Contains(g.NotComparedWithPyTorch, "not elementwise") {
+		t.Fatalf("the graph must say the PyTorch comparison is not elementwise: %q", g.NotComparedWithPyTorch)
+	}
+	if res.ComparedWithPyTorch() {
+		t.Error("no value may claim a PyTorch comparison")
+	}
+	for _, o := range g.Outputs {
+		if o.VsEager == nil || !o.VsEager.Match {
+			t.Errorf("output %d: eager and %s runs draw the same numbers and must match: %s", o.Index, device, o.VsEager.Detail())
+		}
+	}
+	if !res.OK {
+		t.Errorf("own draws agree between eager and compiled code: %s", res.Summary())
+	}
+}

@@ -129,14 +129,28 @@ func (r *runPanel) view() string {
 		return spinner[r.frame%len(spinner)] + " " + what + ", comparing with PyTorch… (d: switch device)"
 	}
 	var sb strings.Builder
-	if r.err != nil {
-		sb.WriteString(styles.bad.Render("could not run: ") + r.err.Error() + "\n")
-	}
 	res := r.res
-	if res == nil {
-		return sb.String()
+	// The first line is the verdict: the panel pins it, whatever scrolls.
+	switch {
+	case r.err != nil:
+		sb.WriteString(styles.bad.Render("FAIL on "+r.device+": could not run") + " — " + firstLine(r.err.Error()) + "\n")
+		if rest := strings.TrimSpace(strings.TrimPrefix(r.err.Error(), firstLine(r.err.Error()))); rest != "" {
+			sb.WriteString(rest + "\n")
+		}
+	case res == nil:
+		return "not run yet: r runs"
+	case !res.OK:
+		fmt.Fprintf(&sb, "%s  (%s, took %s)\n", styles.bad.Render("FAIL on "+res.Device+": some values differ (see ✗)"), res.Device, r.took.Round(time.Millisecond))
+	default:
+		fmt.Fprintf(&sb, "%s  (%s, took %s)\n", styles.ok.Render("PASS on "+res.Device+": every output and gradient matches PyTorch and gcdbg's eager reference"), res.Device, r.took.Round(time.Millisecond))
 	}
-	fmt.Fprintf(&sb, "%s  (%s, took %s)\n", passLine(res), res.Device, r.took.Round(time.Millisecond))
+	if res == nil {
+		return strings.TrimRight(sb.String(), "\n")
+	}
+	if r.err != nil || res.Device != r.device {
+		// Never a stale or fallback result passed off as this device's.
+		fmt.Fprintf(&sb, "%s\n", styles.dim.Render(fmt.Sprintf("the numbers below are from a run on %s, not %s", res.Device, r.device)))
+	}
 	for _, g := range res.Graphs {
 		fmt.Fprintf(&sb, "graph %s", g.Name)
 		if k, ok := g.Stages["kernels"]; ok {
@@ -146,6 +160,9 @@ func (r *runPanel) view() string {
 			fmt.Fprintf(&sb, " · peak %v bytes", pb)
 		}
 		sb.WriteString("\n")
+		if g.NotComparedWithPyTorch != "" {
+			sb.WriteString("  " + styles.dim.Render("vs PyTorch: "+g.NotComparedWithPyTorch) + "\n")
+		}
 		for _, o := range g.Outputs {
 			fmt.Fprintf(&sb, "  output %d %s%v  vs PyTorch %s  vs eager %s\n", o.Index, o.DType, o.Shape, cmp(o.VsExpected), cmp(o.VsEager))
 		}
@@ -177,7 +194,7 @@ func (r *runPanel) view() string {
 	return strings.TrimRight(sb.String(), "\n")
 }
 
-// writeKernels lists the compiled kernels, slowest first (at most 8), with
+// writeKernels lists every timed kernel, slowest first (the panel scrolls), with
 // their median time, bandwidth and arithmetic rate.
 func writeKernels(sb *strings.Builder, ks []any) {
 	type row struct {
@@ -197,12 +214,8 @@ func writeKernels(sb *strings.Builder, ks []any) {
 		return
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ms > rows[j].ms })
-	fmt.Fprintf(sb, "  %d kernels, slowest first:            ms     GB/s  GFLOP/s\n", len(rows))
-	for i, r := range rows {
-		if i == 8 {
-			fmt.Fprintf(sb, "    … %d more\n", len(rows)-8)
-			break
-		}
+	fmt.Fprintf(sb, "  %d kernels timed, slowest first:     ms     GB/s  GFLOP/s\n", len(rows))
+	for _, r := range rows {
 		fmt.Fprintf(sb, "    %-24s %-9s %8.4f %8.2f %8.2f\n", cut(r.name, 24), r.role, r.ms, r.gbps, r.gflop)
 	}
 }

@@ -96,10 +96,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 
 // printComparisons prints the pipeline's result against PyTorch and against
 // gcdbg's eager reference, one line each, in the verdict's own words.
-func printComparisons(w io.Writer, vsExpected, vsEager *verdict.Judgement) {
-	if vsExpected != nil {
+func printComparisons(w io.Writer, g *runner.GraphResult, vsExpected, vsEager *verdict.Judgement) {
+	switch {
+	case vsExpected != nil:
 		fmt.Fprintf(w, "    %-16s %s\n", "vs PyTorch:", vsExpected.Detail())
-	} else {
+	case g.NotComparedWithPyTorch != "":
+		fmt.Fprintf(w, "    %-16s not compared (see above)\n", "vs PyTorch:")
+	default:
 		fmt.Fprintf(w, "    %-16s no reference in this trace: nothing compared with PyTorch\n", "vs PyTorch:")
 	}
 	if vsEager != nil {
@@ -121,17 +124,20 @@ func printRun(w io.Writer, path string, res *runner.Result) {
 			fmt.Fprintf(w, "  (graph break after it: %s)", g.Break)
 		}
 		fmt.Fprintln(w)
+		if g.NotComparedWithPyTorch != "" {
+			fmt.Fprintf(w, "  vs PyTorch: %s\n", g.NotComparedWithPyTorch)
+		}
 		for _, o := range g.Outputs {
 			fmt.Fprintf(w, "  output %d %s%v\n", o.Index, o.DType, o.Shape)
-			printComparisons(w, o.VsExpected, o.VsEager)
+			printComparisons(w, &g, o.VsExpected, o.VsEager)
 		}
 		for _, gd := range g.Grads {
 			fmt.Fprintf(w, "  grad of %s\n", gd.Name)
-			printComparisons(w, gd.VsExpected, gd.VsEager)
+			printComparisons(w, &g, gd.VsExpected, gd.VsEager)
 		}
 		for _, b := range g.Buffers {
 			fmt.Fprintf(w, "  buffer %s after the run\n", b.Name)
-			printComparisons(w, b.VsExpected, b.VsEager)
+			printComparisons(w, &g, b.VsExpected, b.VsEager)
 		}
 		if sb, ok := g.Stages["saved_bytes"]; ok {
 			fmt.Fprintf(w, "  min-cut partition saves %d bytes for backward (save-everything: %d)\n", sb, g.Stages["saved_bytes_save_everything"])
