@@ -74,8 +74,8 @@ type BufferResult struct {
 }
 
 // Rule is the accuracy rule in words, for every view that shows a verdict.
-const Rule = "match: rmse(result, float64 reference) <= multiplier x baseline_rmse + 1e-5 x rms(reference); " +
-	"the float64 reference is gcdbg's eager interpreter in float64, checked against PyTorch's result where the trace has one"
+const Rule = "match: rmse(result, F) <= multiplier x baseline_rmse + 1e-5 x rms(F), and the same for the worst element; " +
+	"F is gcdbg's eager interpreter in float64, itself checked against PyTorch's result where the trace has one (docs/verdict.md)"
 
 // Timing holds medians in milliseconds. Covers says what they cover:
 // "forward" until the backward graph exists.
