@@ -35,6 +35,10 @@ type Compile struct {
 	Reference map[string]string
 	// RefOrder lists Reference's keys in the order the log wrote them.
 	RefOrder []string
+	// refNext is, per artifact name, the next suffix to try for a repeat
+	// ("name (3)"): counting from 2 for every repeat made a log of n
+	// artifacts of one name cost n²/2 (the slow FuzzReadLog input).
+	refNext map[string]int
 	// Metrics is the compilation_metrics event (the last one, if several).
 	Metrics map[string]any
 	// RestartReasons are compilation_metrics' restart_reasons: why Dynamo
@@ -151,11 +155,19 @@ func (c *Compile) add(e *Envelope, l *Log) {
 
 func (c *Compile) addRef(name, text string) {
 	key := name
-	for i := 2; ; i++ {
-		if _, dup := c.Reference[key]; !dup {
-			break
+	if _, dup := c.Reference[key]; dup {
+		if c.refNext == nil {
+			c.refNext = map[string]int{}
 		}
-		key = fmt.Sprintf("%s (%d)", name, i)
+		i := max(c.refNext[name], 2)
+		for {
+			key = fmt.Sprintf("%s (%d)", name, i)
+			i++
+			if _, dup := c.Reference[key]; !dup {
+				break
+			}
+		}
+		c.refNext[name] = i
 	}
 	c.Reference[key] = text
 	c.RefOrder = append(c.RefOrder, key)
