@@ -88,6 +88,7 @@ type state struct {
 	// where fused groups were; topoOK is false when the program's own
 	// dependences have a cycle. stamp and visitGen number the scratch marks.
 	byPos           []*group
+	skip            []int // nextLive's union-find over byPos's holes
 	topoOK          bool
 	stamp, visitGen int
 	sizeOf          map[string]int64  // bufBytes' memo

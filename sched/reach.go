@@ -43,6 +43,25 @@ func (s *state) initTopo(groups []*group) {
 		}
 	}
 	s.topoOK = len(s.byPos) == len(groups)
+	s.skip = make([]int, len(s.byPos)+1)
+	for i := range s.skip {
+		s.skip[i] = i
+	}
+}
+
+// nextLive is the first position >= i holding a group (len(byPos) when
+// none): the holes fused groups leave are skipped through s.skip, a
+// union-find with path compression (a slot, once empty, stays empty), so a
+// window wide with holes costs what it holds, not its width.
+func (s *state) nextLive(i int) int {
+	root := i
+	for s.skip[root] != root {
+		root = s.skip[root]
+	}
+	for s.skip[i] != root {
+		s.skip[i], i = root, s.skip[i]
+	}
+	return root
 }
 
 // reaches reports whether a path of producer→consumer edges leads from
@@ -140,9 +159,13 @@ func (s *state) reorder(a, b, m *group) {
 	after := s.window(first, lo, hi, true)
 	before := s.window(last, lo, hi, false)
 	var l, mid, r []*group
-	for _, g := range s.byPos[lo+1 : hi] {
+	// The groups are renumbered into the slots they (and a and b) held,
+	// in order; the one slot left over becomes a hole.
+	slots := []int{lo}
+	for i := s.nextLive(lo + 1); i < hi; i = s.nextLive(i + 1) {
+		g := s.byPos[i]
+		slots = append(slots, i)
 		switch {
-		case g == nil:
 		case before[g]:
 			l = append(l, g)
 		case after[g]:
@@ -151,16 +174,18 @@ func (s *state) reorder(a, b, m *group) {
 			mid = append(mid, g)
 		}
 	}
-	k := lo
+	slots = append(slots, hi)
+	k := 0
 	for _, part := range [][]*group{l, mid, {m}, r} {
 		for _, g := range part {
-			g.pos = k
-			s.byPos[k] = g
+			g.pos = slots[k]
+			s.byPos[slots[k]] = g
 			k++
 		}
 	}
-	for ; k <= hi; k++ {
-		s.byPos[k] = nil
+	for ; k < len(slots); k++ {
+		s.byPos[slots[k]] = nil
+		s.skip[slots[k]] = slots[k] + 1
 	}
 }
 
