@@ -3,7 +3,7 @@ GO ?= go
 PY ?= /usr/bin/python3
 FUZZTIME ?= 60s
 
-.PHONY: build test fixtures bench fuzz vet explore conformance conformance-update
+.PHONY: build test fixtures bench fuzz vet explore conformance conformance-update stress bench-scale
 
 build:
 	$(GO) build -o bin/gcdbg ./cmd/gcdbg
@@ -45,3 +45,15 @@ fuzz:
 vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; exit 1)
+
+# The long stress run: 1,000 random valid traces (stress.Random) through
+# the generated C and the eager interpreter, all agreeing under the verdict
+# (go test runs a short one; GCDBG_STRESS sets the count).
+STRESS ?= 1000
+stress:
+	GCDBG_STRESS=$(STRESS) $(GO) test -count=1 -timeout 3h -run 'TestRandomTracesAgree' ./stress/
+
+# Every stage's cost against graph size (1k, 10k, 100k nodes: chains, wide
+# fan-out; a 24-layer transformer), without the C compiler.
+bench-scale:
+	GCDBG_BENCH_100K=1 $(GO) test -run XXX -bench 'Pipeline' -benchtime 1x -timeout 1h ./stress/
