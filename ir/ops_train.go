@@ -82,7 +82,34 @@ func init() {
 	}
 	creation("philox_rand", tensor.PhiloxRand)
 	creation("philox_randn", tensor.PhiloxRandn)
-	MarkCore("aten.philox_rand")
+	// philox_uniform(seed, counter): element-wise Philox draw, the core op
+	// philox_rand decomposes to (the loop IR computes it in kernels).
+	Register("philox_uniform(seed, counter)", KindPointwise, func(a Args) (Value, error) {
+		s, err := a.Tensor(0)
+		if err != nil {
+			return nil, err
+		}
+		c, err := a.Tensor(1)
+		if err != nil {
+			return nil, err
+		}
+		shape, err := tensor.BroadcastShapes(s.Shape, c.Shape)
+		if err != nil {
+			return nil, err
+		}
+		sb, _ := s.BroadcastTo(shape)
+		cb, _ := c.BroadcastTo(shape)
+		out := tensor.New(tensor.Float64, shape...)
+		for i := 0; i < out.Numel(); i++ {
+			sv, cv := sb.Flat(i), cb.Flat(i)
+			if !(sv >= 0 && cv >= 0) {
+				return nil, fmt.Errorf("philox_uniform: seed and counter must be >= 0, got %v and %v", sv, cv)
+			}
+			out.SetFlat(i, tensor.PhiloxUniform(uint64(sv), uint64(cv)))
+		}
+		return out, nil
+	}).Infer = inferPointwise
+	MarkCore("aten.philox_uniform")
 	// detach stays in the decomposed graph: the joint graph passes no
 	// gradient through it (an embedding's padding row, running-stat
 	// updates, the user's x.detach()); the loop IR reads it as an alias.

@@ -110,13 +110,13 @@ var cTypes = map[tensor.DType]string{
 // by the worker.
 var C = Dialect{
 	Name: "c", Device: "cpu", Ext: ".c",
-	Prelude:      cPrelude,
+	Prelude:      cPrelude + philoxPreludeC,
 	KernelPrefix: "static void", Restrict: "restrict",
 	ParallelFor: "#pragma omp parallel for", SIMD: "#pragma omp simd",
 	ParallelMin: 32768, Entry: true,
 	Types:       cTypes,
 	Math:        mathTable(func(f string) string { return f + "f" }, func(f string) string { return f }),
-	Ops:         commonOps(),
+	Ops:         withPhilox(commonOps()),
 	FloatSuffix: map[tensor.DType]string{tensor.Float32: "f"},
 	Inf:         "INFINITY", NaN: "NAN",
 }

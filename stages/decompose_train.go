@@ -17,6 +17,8 @@ func init() {
 			func(b *builder, a []ir.Arg) ir.Arg { return b.batchNormTrain(a[0], a[1], a[2], a[3], a[4], a[5], a[6], true) }},
 		decomposition{"aten.dropout_masked", "dropout_masked(x, mask, p) = x * (to_dtype(mask) * s), s = 1 / (1 - p) rounded to x's dtype (ATen's noise.div_(1 - p)); p = 1: x * 0",
 			decompDropoutMasked},
+		decomposition{"aten.philox_rand", "philox_rand(size, seed, off, dtype) = to_dtype(philox_uniform(seed, view(arange(numel), size) + off), dtype): one counter per element, computed in the kernel",
+			decompPhiloxRand},
 		decomposition{"aten.philox_randn", "philox_randn(size, seed, off) = sqrt(-2 * log(1 - u1)) * cos(2 * pi * u2), u1 = philox_rand(size, seed, off), u2 = philox_rand(size, seed, off + numel) (Box-Muller)",
 			decompPhiloxRandn},
 		// The normalized stage replaces each random op by PyTorch's recorded
@@ -24,7 +26,7 @@ func init() {
 		// the op itself (its draw at offset 0).
 		decomposition{"aten.rand_like", "rand_like(x, dtype) = philox_rand(x.shape, 0, 0, dtype or x.dtype) (the normalized stage gives each node its own offset or PyTorch's recorded draw)",
 			func(b *builder, a []ir.Arg) ir.Arg {
-				return b.call("aten.philox_rand", sizesArg(b.shape(a[0])), int64(0), int64(0), b.likeDType(a[0], a[1]))
+				return decompPhiloxRand(b, []ir.Arg{sizesArg(b.shape(a[0])), int64(0), int64(0), b.likeDType(a[0], a[1])})
 			}},
 		decomposition{"aten.randn_like", "randn_like(x, dtype) = philox_randn(x.shape, 0, 0, dtype or x.dtype), decomposed (the normalized stage gives each node its own offset or PyTorch's recorded draw)",
 			func(b *builder, a []ir.Arg) ir.Arg {
@@ -32,7 +34,7 @@ func init() {
 			}},
 		decomposition{"aten.bernoulli", "bernoulli(x, p) = to_dtype(lt(philox_rand(x.shape, 0, 0, float64), p or x), x.dtype) (the normalized stage gives each node its own offset or PyTorch's recorded draw)",
 			func(b *builder, a []ir.Arg) ir.Arg {
-				u := b.call("aten.philox_rand", sizesArg(b.shape(a[0])), int64(0), int64(0), tensor.Float64)
+				u := decompPhiloxRand(b, []ir.Arg{sizesArg(b.shape(a[0])), int64(0), int64(0), tensor.Float64})
 				p := a[1]
 				if p == nil {
 					p = a[0]
@@ -140,8 +142,8 @@ func decompPhiloxRandn(b *builder, a []ir.Arg) ir.Arg {
 	if dt == nil {
 		dt = tensor.Float32
 	}
-	u1 := b.call("aten.philox_rand", sizesArg(size), int64(seed), int64(off), dt)
-	u2 := b.call("aten.philox_rand", sizesArg(size), int64(seed), int64(off+numelOf(size)), dt)
+	u1 := decompPhiloxRand(b, []ir.Arg{sizesArg(size), int64(seed), int64(off), dt})
+	u2 := decompPhiloxRand(b, []ir.Arg{sizesArg(size), int64(seed), int64(off + numelOf(size)), dt})
 	r := b.call("aten.sqrt", b.call("aten.mul", b.call("aten.log", b.call("aten.add", b.call("aten.neg", u1), int64(1))), -2.0))
 	return b.call("aten.mul", r, b.call("aten.cos", b.call("aten.mul", u2, 2*math.Pi)))
 }
@@ -182,4 +184,21 @@ func dropoutScale(dt tensor.DType, p float64) float64 {
 		return 0
 	}
 	return tensor.Round(dt, 1/tensor.Round(dt, 1-p))
+}
+
+func decompPhiloxRand(b *builder, a []ir.Arg) ir.Arg {
+	size := b.ints(a[0])
+	seed, off := b.int(a[1]), b.int(a[2])
+	dt := a[3]
+	if dt == nil {
+		dt = tensor.Float32
+	}
+	ctr := ir.Arg(b.call("aten.arange", int64(numelOf(size))))
+	if len(size) != 1 {
+		ctr = b.call("aten.view", ctr, sizesArg(size))
+	}
+	if off != 0 {
+		ctr = b.call("aten.add", ctr, int64(off))
+	}
+	return b.call("aten.to_dtype", b.call("aten.philox_uniform", int64(seed), ctr), dt)
 }

@@ -26,6 +26,8 @@ func init() {
 			[]ir.Arg{inp(0), inp(1), inp(2), nil, nil, inp(3), 1e-5}},
 		opCase{"aten.dropout_masked", []*tensor.Tensor{dseq(tf32, 2, 3), mask}, []ir.Arg{inp(0), inp(1), 0.1}},
 		opCase{"aten.dropout_masked", []*tensor.Tensor{dseq(tf64, 2, 3), mask}, []ir.Arg{inp(0), inp(1), 1.0}},
+		opCase{"aten.philox_rand", nil, []ir.Arg{ir.Tuple{int64(3), int64(5)}, int64(2), int64(16)}},
+		opCase{"aten.philox_rand", nil, []ir.Arg{ir.Tuple{int64(6)}, int64(0), int64(0), tensor.Float64}},
 		opCase{"aten.philox_randn", nil, []ir.Arg{ir.Tuple{int64(3), int64(5)}, int64(2), int64(16)}},
 		opCase{"aten.philox_randn", nil, []ir.Arg{ir.Tuple{int64(7)}, int64(0), int64(0), tensor.Float64}},
 		opCase{"aten.rand_like", []*tensor.Tensor{dseq(tf32, 2, 3)}, []ir.Arg{inp(0)}},
