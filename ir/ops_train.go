@@ -137,19 +137,19 @@ func init() {
 }
 
 func dropoutMaskedEval(a Args) (Value, error) {
-		x, err := a.Tensor(0)
-		if err != nil {
-			return nil, err
-		}
-		mask, err := a.Tensor(1)
-		if err != nil {
-			return nil, err
-		}
-		p, err := a.Float(2)
-		if err != nil {
-			return nil, err
-		}
-		return DropoutMasked(x, mask, p)
+	x, err := a.Tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	mask, err := a.Tensor(1)
+	if err != nil {
+		return nil, err
+	}
+	p, err := a.Float(2)
+	if err != nil {
+		return nil, err
+	}
+	return DropoutMasked(x, mask, p)
 }
 
 func bernoulliEval(a Args) (Value, error) {

@@ -14,7 +14,9 @@ import (
 func init() {
 	decompositions = append(decompositions,
 		decomposition{"aten.batch_norm_functional", "batch_norm_functional(x, rm, rv, w, b, m, eps) = (y, rm * (1 - m) + mean * m, rv * (1 - m) + var * n/(n-1) * m), y = (x - mean) * rsqrt(var + eps) * w + b, mean/var (biased) over every dim but 1",
-			func(b *builder, a []ir.Arg) ir.Arg { return b.batchNormTrain(a[0], a[1], a[2], a[3], a[4], a[5], a[6], true) }},
+			func(b *builder, a []ir.Arg) ir.Arg {
+				return b.batchNormTrain(a[0], a[1], a[2], a[3], a[4], a[5], a[6], true)
+			}},
 		decomposition{"aten.dropout_masked", "dropout_masked(x, mask, p) = x * (to_dtype(mask) * s), s = 1 / (1 - p) rounded to x's dtype (ATen's noise.div_(1 - p)); p = 1: x * 0",
 			decompDropoutMasked},
 		decomposition{"aten.philox_rand", "philox_rand(size, seed, off, dtype) = to_dtype(philox_uniform(seed, view(arange(numel), size) + off), dtype): one counter per element, computed in the kernel",
