@@ -4,7 +4,10 @@ package ir_test
 // small), and the ops whose probe would trip their own size checks.
 func init() {
 	for _, n := range []string{"binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "kl_div",
-		"l1_loss", "mse_loss", "smooth_l1_loss", "soft_margin_loss", "glu", "prelu", "var_mean", "std_mean"} {
+		"l1_loss", "mse_loss", "smooth_l1_loss", "soft_margin_loss", "glu", "prelu", "var_mean", "std_mean",
+		"scatter", "scatter_reduce", "pad", "interpolate", "conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "convolution",
+		"pixel_shuffle", "pixel_unshuffle", "diagonal", "repeat", "fill", "empty", "empty_strided", "cdist", "cosine_similarity",
+		"normalize", "take_along_dim", "scaled_dot_product_attention"} {
 		fallbackOps["aten."+n] = true
 	}
 }

@@ -110,6 +110,10 @@ func TestExtDecompositionsMatchPyTorch(t *testing.T) {
 		}
 		fallback := false
 		for _, n := range p.Nodes {
+			if n.Kind == loopir.Fallback && ir.IsCore(c.Op) && !loopir.Compiles(n.Op) && "aten."+n.Op == c.Op {
+				fallback = true // a core op that runs as an eager fallback (scatter): listed by gcdbg ops --coverage
+				continue
+			}
 			if n.Kind == loopir.Fallback {
 				t.Errorf("%s: node %s (%s) falls back to the interpreter", name, n.Name, n.Op)
 				fallback = true

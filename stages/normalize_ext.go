@@ -40,6 +40,28 @@ func init() {
 		"torch.functional.norm":               {Op: "norm", Schema: "norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None)"},
 		"torch.functional.cdist":              {Op: "cdist"},
 		"torch.functional.split":              {Op: "split"},
+		"aten:_adaptive_avg_pool2d":           {Op: "adaptive_avg_pool2d", Schema: "_adaptive_avg_pool2d(self, output_size)"},
+		"aten:_adaptive_avg_pool2d_backward":  {Op: "adaptive_avg_pool2d_backward"},
+		"aten:split_with_sizes":               {Op: "split", Schema: "split_with_sizes(self, split_sizes, dim=0)", Rename: map[string]string{"split_sizes": "split_size_or_sections"}},
+		"aten:sym_numel":                      {Op: "numel"},
+		"aten:sym_size":                       {Op: "size"},
+		"aten:_cdist_forward":                 {Op: "cdist", Schema: "_cdist_forward(x1, x2, p, compute_mode)"},
+		"aten:constant_pad_nd":                {Op: "pad", Schema: "constant_pad_nd(self, pad, value=0, mode='constant')"},
+		"aten:reflection_pad1d":               padAlias("reflection_pad1d", "reflect"),
+		"aten:reflection_pad2d":               padAlias("reflection_pad2d", "reflect"),
+		"aten:reflection_pad3d":               padAlias("reflection_pad3d", "reflect"),
+		"aten:replication_pad1d":              padAlias("replication_pad1d", "replicate"),
+		"aten:replication_pad2d":              padAlias("replication_pad2d", "replicate"),
+		"aten:replication_pad3d":              padAlias("replication_pad3d", "replicate"),
+		"aten:upsample_nearest2d": {Op: "interpolate", Schema: "upsample_nearest2d(input, output_size, scale_factors, mode='nearest')",
+			Rename: map[string]string{"output_size": "size", "scale_factors": "scale_factor"}},
+		"aten:upsample_bilinear2d": {Op: "interpolate", Schema: "upsample_bilinear2d(input, output_size, align_corners, scale_factors, mode='bilinear')",
+			Rename: map[string]string{"output_size": "size", "scale_factors": "scale_factor"}},
+		"torch.nn.functional.upsample":        {Op: "interpolate"},
+		"torch.pixel_shuffle":                 {Op: "pixel_shuffle", Schema: "pixel_shuffle(input, upscale_factor)", Rename: map[string]string{"upscale_factor": "factor"}},
+		"torch.nn.functional.pixel_shuffle":   {Op: "pixel_shuffle", Schema: "pixel_shuffle(input, upscale_factor)", Rename: map[string]string{"upscale_factor": "factor"}},
+		"torch.pixel_unshuffle":               {Op: "pixel_unshuffle", Schema: "pixel_unshuffle(input, downscale_factor)", Rename: map[string]string{"downscale_factor": "factor"}},
+		"torch.nn.functional.pixel_unshuffle": {Op: "pixel_unshuffle", Schema: "pixel_unshuffle(input, downscale_factor)", Rename: map[string]string{"downscale_factor": "factor"}},
 		"torch.arcsin":                        {Op: "asin"},
 		"torch.arccos":                        {Op: "acos"},
 		"torch.arctan":                        {Op: "atan"},
@@ -52,6 +74,10 @@ func init() {
 	} {
 		aliases[k] = v
 	}
+}
+
+func padAlias(name, mode string) alias {
+	return alias{Op: "pad", Schema: name + "(self, padding, mode='" + mode + "')", Rename: map[string]string{"padding": "pad"}}
 }
 
 // roundHasDecimals reports whether a round call passes decimals.

@@ -1,0 +1,68 @@
+# Cases for ir/ops_ext_nn.go; exec'd by gen_ext.py (shares case(), r(), ...).
+
+for dt in (f32, f64):
+    x = r(2, 3, 4, 5, dtype=dt)
+    for mode in ("constant", "reflect", "replicate", "circular"):
+        case("pad", lambda a, p, m, v: F.pad(a, p, m, v) if m == "constant" else F.pad(a, p, m), x, [1, 2, 2, 1], mode, None)
+    case("pad", lambda a, p, m, v: F.pad(a, p, m, v), x, [1, 0, 0, 2, 1, 1], "constant", 1.5)
+    case("pad", lambda a, p, m, v: F.pad(a, p, m, v), x, [-1, 2], "constant", None)
+    case("pad", lambda a, p, m, v: F.pad(a, p, m), r(2, 3, 5, dtype=dt), [2, 3], "reflect", None)
+    case("pad", lambda a, p, m, v: F.pad(a, p, m), x, [5, 0], "reflect", None)
+    case("conv1d", lambda a, w, b, s, p, d, g: F.conv1d(a, w, b, s, p, d, g), r(2, 4, 9, dtype=dt), r(6, 2, 3, dtype=dt), r(6, dtype=dt), 2, 1, 2, 2)
+    case("conv3d", lambda a, w, b, s, p, d, g: F.conv3d(a, w, b, s, p, d, g), r(2, 2, 5, 6, 5, dtype=dt), r(4, 2, 3, 2, 3, dtype=dt), r(4, dtype=dt), [2, 1, 1], [1, 0, 1], [1, 2, 1], 1)
+    case("conv3d", lambda a, w, b, s, p, d, g: F.conv3d(a, w, b, s, p, d, g), r(1, 4, 4, 4, 4, dtype=dt), r(4, 2, 2, 2, 2, dtype=dt), None, 1, 0, 1, 2)
+    case("conv_transpose2d", lambda a, w, b, s, p, op, g, d: F.conv_transpose2d(a, w, b, s, p, op, g, d),
+         r(2, 4, 5, 4, dtype=dt), r(4, 3, 3, 2, dtype=dt), r(6, dtype=dt), [2, 1], [1, 0], [1, 0], 2, [1, 2])
+    case("conv_transpose2d", lambda a, w, b, s, p, op, g, d: F.conv_transpose2d(a, w, b, s, p, op, g, d),
+         r(1, 2, 3, 3, dtype=dt), r(2, 3, 3, 3, dtype=dt), None, 1, 2, 0, 1, 1)
+    case("conv_transpose1d", lambda a, w, b, s, p, op, g, d: F.conv_transpose1d(a, w, b, s, p, op, g, d),
+         r(2, 3, 6, dtype=dt), r(3, 2, 4, dtype=dt), r(2, dtype=dt), 3, 1, 2, 1, 1)
+    case("convolution", lambda a, w, b, s, p, d, t, op, g: torch.ops.aten.convolution(a, w, b, s, p, d, t, op, g),
+         r(2, 4, 6, 6, dtype=dt), r(4, 2, 3, 3, dtype=dt), r(4, dtype=dt), [1, 2], [1, 1], [1, 1], False, [0, 0], 2)
+    case("convolution", lambda a, w, b, s, p, d, t, op, g: torch.ops.aten.convolution(a, w, b, s, p, d, t, op, g),
+         r(2, 3, 4, 4, dtype=dt), r(3, 2, 2, 2, dtype=dt), None, [2, 2], [0, 0], [1, 1], True, [1, 1], 1)
+    case("pixel_shuffle", F.pixel_shuffle, r(2, 8, 3, 2, dtype=dt), 2)
+    case("pixel_unshuffle", F.pixel_unshuffle, r(2, 2, 4, 6, dtype=dt), 2)
+    case("diagonal", torch.diagonal, r(3, 4, 5, dtype=dt), 1, 0, 2)
+    case("diagonal", torch.diagonal, r(4, 3, dtype=dt), -1, 0, 1)
+    case("diagonal", torch.diagonal, r(4, 3, dtype=dt), 0, 1, 0)
+    case("repeat", lambda a, rp: a.repeat(*rp), r(2, 3, dtype=dt), [2, 1, 3])
+    case("cdist", lambda a, b, p, m: torch.cdist(a, b, p), r(2, 4, 3, dtype=dt), r(2, 5, 3, dtype=dt), 2.0, None)
+    case("cdist", lambda a, b, p, m: torch.cdist(a, b, p), r(4, 3, dtype=dt), r(5, 3, dtype=dt), 1.0, None)
+    case("cdist", lambda a, b, p, m: torch.cdist(a, b, p), r(4, 3, dtype=dt), r(5, 3, dtype=dt), 3.0, None)
+    case("cosine_similarity", F.cosine_similarity, r(4, 6, dtype=dt), r(4, 6, dtype=dt), 1, 1e-8)
+    case("cosine_similarity", F.cosine_similarity, r(3, 5, 2, dtype=dt), r(5, 1, dtype=dt), 1, 1e-8)
+    case("normalize", lambda a, p, d, e, o: F.normalize(a, p, d, e), r(4, 6, dtype=dt), 2.0, 1, 1e-12, None)
+    case("normalize", lambda a, p, d, e, o: F.normalize(a, p, d, e), r(4, 6, dtype=dt), 1.0, 0, 1e-12, None)
+    case("take_along_dim", torch.take_along_dim, r(3, 4, dtype=dt), torch.tensor([[0], [3], [1]]), 1)
+    case("take_along_dim", torch.take_along_dim, r(3, 4, dtype=dt), torch.tensor([5, 0, 11]), None)
+    q, k, v = r(2, 3, 4, 8, dtype=dt), r(2, 3, 5, 8, dtype=dt), r(2, 3, 5, 6, dtype=dt)
+    def sdpa(q, k, v, m, p, c, s):
+        sc = s if s is not None else 1 / math.sqrt(q.size(-1))
+        att = q @ k.transpose(-2, -1) * sc
+        if c:
+            m = torch.ones(q.size(-2), k.size(-2), dtype=torch.bool).tril()
+        if m is not None:
+            att = att.masked_fill(~m, float("-inf")) if m.dtype == torch.bool else att + m
+        return torch.softmax(att, -1) @ v
+    case("scaled_dot_product_attention", sdpa, q, k, v, None, 0.0, False, None)
+    case("scaled_dot_product_attention", sdpa, q, r(2, 3, 4, 8, dtype=dt), r(2, 3, 4, 6, dtype=dt), None, 0.0, True, None)
+    case("scaled_dot_product_attention", sdpa, q, k, v, r(4, 5, dtype=dt), 0.0, False, 0.3)
+    case("scaled_dot_product_attention", sdpa, q, k, v, torch.rand(4, 5) > 0.3, 0.0, False, None, grad=False)
+
+x = r(2, 3, 5, 4)
+for size, sf, mode, ac, rc in [((10, 8), None, "nearest", None, None), ((7, 3), None, "nearest", None, None),
+                               (None, 1.5, "nearest", None, None), (None, [2.0, 1.7], "nearest", None, True),
+                               ((10, 8), None, "bilinear", False, None), ((7, 3), None, "bilinear", True, None),
+                               (None, 2.0, "bilinear", False, None), (None, 1.3, "bilinear", True, None),
+                               (None, 0.6, "bilinear", False, None)]:
+    case("interpolate", lambda a, s, f, m, c, rcf, aa: F.interpolate(a, s, f, m, c, rcf, aa), x, list(size) if size else None, sf, mode, ac, rc, False)
+case("interpolate", lambda a, s, f, m, c, rcf, aa: F.interpolate(a, s, f, m, c, rcf, aa), r(2, 3, 5), [9], None, "nearest", None, None, False)
+case("interpolate", lambda a, s, f, m, c, rcf, aa: F.interpolate(a, s, f, m, c, rcf, aa), r(2, 3, 5), [9], None, "linear", False, None, False)
+case("scatter", lambda s, d, i, src, v, red: s.scatter(d, i, src), r(3, 5), 1, torch.tensor([[0, 4], [1, 2], [3, 3]]), r(3, 2), None, None)
+case("scatter", lambda s, d, i, src, v, red: s.scatter(d, i, v), r(3, 5), 0, torch.tensor([[0, 1, 2, 0, 1]]), None, 2.5, None, grad=False)
+case("scatter", lambda s, d, i, src, v, red: s.scatter(d, i, src, reduce=red), r(3, 5), 1, torch.tensor([[0, 0], [1, 2], [3, 3]]), r(3, 2), None, "add", grad=False)
+case("scatter_reduce", lambda s, d, i, src, red, inc: s.scatter_reduce(d, i, src, red, include_self=inc), r(3, 5), 1, torch.tensor([[0, 0], [1, 2], [3, 3]]), r(3, 2), "sum", True, grad=False)
+case("fill", lambda s, v: torch.ops.aten.fill(s, v), r(2, 3), 1.25, grad=False)
+case("repeat", lambda a, rp: a.repeat(*rp), torch.tensor([1, 2, 3]), [2, 2], grad=False)
+case("pad", lambda a, p, m, v: F.pad(a, p, m, v), torch.tensor([[1, 2], [3, 4]]), [1, 1], "constant", 9, grad=False)

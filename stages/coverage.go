@@ -1,0 +1,140 @@
+package stages
+
+import (
+	_ "embed"
+	"fmt"
+	"sort"
+	"strings"
+
+	"gcdbg/ir"
+	"gcdbg/loopir"
+)
+
+// Coverage of PyTorch 2.6's core ATen opset (core_aten_2_6.txt, a copy of
+// the list of ops tagged torch.Tag.core): for each op, the canonical op a
+// captured call of it (torch.ops.aten.X.overload, as TORCH_TRACE logs and
+// aten-level graphs spell it) becomes, and how gcdbg runs that op; or why
+// it is out of scope. `gcdbg ops --coverage` prints it.
+
+//go:embed core_aten_2_6.txt
+var coreATen string
+
+// CoverageRow is one op of the core ATen list.
+type CoverageRow struct {
+	Name      string   // aten name, e.g. "_softmax"
+	Overloads []string // e.g. ["default"]
+	Status    string   // "supported" or "out of scope"
+	Op        string   // the canonical op it becomes (supported)
+	How       string   // compiled / decomposed / eager fallback (supported), or the reason (out of scope)
+}
+
+// Coverage statuses.
+const (
+	CoverageSupported  = "supported"
+	CoverageOutOfScope = "out of scope"
+	CoverageMissing    = "MISSING"
+)
+
+// outOfScope lists the core ATen ops gcdbg does not take, each with why.
+var outOfScope = map[string]string{
+	"_adaptive_avg_pool3d":                 "3-D adaptive pooling is not modeled (2-D is)",
+	"_embedding_bag":                       "EmbeddingBag's aten form (offsets, per-sample weights, max mode indices) is not modeled",
+	"_local_scalar_dense":                  "Tensor.item(): a data-dependent Python scalar; Dynamo breaks the graph there",
+	"_native_batch_norm_legit":             "aten-level batch norm returning (out, save_mean, save_rstd) for AOTAutograd; torch-level batch_norm is supported",
+	"_native_batch_norm_legit_no_training": "aten-level batch norm tuple form; torch-level batch_norm is supported",
+	"_pdist_forward":                       "F.pdist is not modeled",
+	"as_strided":                           "arbitrary views of storage: gcdbg's views are shape ops; as_strided appears only in functionalized aten graphs",
+	"avg_pool3d":                           "3-D pooling is not modeled (1-D and 2-D are)",
+	"col2im":                               "F.fold is not modeled",
+	"convolution_backward":                 "a backward op: gcdbg derives convolution gradients itself (conv2d_backward_input/weight)",
+	"embedding_dense_backward":             "a backward op: gcdbg derives embedding's gradient itself (scatter_add)",
+	"grid_sampler_2d":                      "F.grid_sample (spatial transformers) is not modeled",
+	"masked_scatter":                       "masked_scatter is not modeled",
+	"max_pool2d_with_indices":              "aten-level max pooling with indices (post-grad graphs); torch-level max_pool2d is supported",
+	"max_pool2d_with_indices_backward":     "a backward op: gcdbg derives pooling gradients itself (max_pool2d_backward)",
+	"max_pool3d_with_indices":              "3-D pooling is not modeled (1-D and 2-D are)",
+	"native_group_norm":                    "aten-level group norm returning (out, mean, rstd) for AOTAutograd is not modeled",
+	"native_group_norm_backward":           "a backward op: gcdbg derives gradients itself",
+	"native_layer_norm":                    "aten-level layer norm returning (out, mean, rstd) for AOTAutograd; torch-level layer_norm is supported",
+	"native_layer_norm_backward":           "a backward op: gcdbg derives gradients itself",
+	"nonzero":                              "its output shape depends on the data; Dynamo breaks the graph there",
+	"rand":                                 "factory random draws are not modeled (rand_like, randn_like, bernoulli and dropout are)",
+	"randn":                                "factory random draws are not modeled (rand_like, randn_like, bernoulli and dropout are)",
+	"randperm":                             "random permutations are not modeled",
+	"sym_storage_offset":                   "a layout query of symbolic shapes: gcdbg specializes strides and offsets",
+	"sym_stride":                           "a layout query of symbolic shapes: gcdbg specializes strides and offsets",
+}
+
+// Coverage computes the table.
+func Coverage() []CoverageRow {
+	var rows []CoverageRow
+	for _, line := range strings.Split(coreATen, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, ovs, _ := strings.Cut(line, ":")
+		r := CoverageRow{Name: strings.TrimSpace(name), Overloads: strings.Fields(ovs)}
+		if why, ok := outOfScope[r.Name]; ok {
+			r.Status, r.How = CoverageOutOfScope, why
+			rows = append(rows, r)
+			continue
+		}
+		d := coverageOp(r.Name, r.Overloads)
+		if d == nil {
+			r.Status, r.How = CoverageMissing, "neither supported nor marked out of scope"
+			rows = append(rows, r)
+			continue
+		}
+		r.Status, r.Op = CoverageSupported, d.Name
+		op := strings.TrimPrefix(d.Name, "aten.")
+		switch {
+		case d.Kind == ir.KindMeta:
+			r.How = "folded at compile time (a Python value)"
+		case ir.IsCore(d.Name) && loopir.Compiles(op):
+			r.How = "core op, compiled"
+		case ir.IsCore(d.Name):
+			r.How = "core op, runs as an eager fallback inside compiled code"
+		default:
+			r.How = "decomposed into core ops (docs/core-ops.md)"
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// coverageOp is the canonical op a call torch.ops.aten.<name>.<overload> normalizes to.
+func coverageOp(name string, overloads []string) *ir.OpDef {
+	ov := "default"
+	if len(overloads) > 0 {
+		ov = overloads[0]
+	}
+	n := &ir.Node{Name: "x", Op: ir.CallFunction, Target: "torch.ops.aten." + name + "." + ov}
+	d, _, ok := canonicalFor(n)
+	if !ok {
+		return nil
+	}
+	return d
+}
+
+// CoverageTable renders the table as text.
+func CoverageTable(rows []CoverageRow) string {
+	var sb strings.Builder
+	count := map[string]int{}
+	fmt.Fprintf(&sb, "%-36s %-28s %-13s %-28s %s\n", "core ATen op (PyTorch 2.6)", "overloads", "status", "gcdbg op", "how / why")
+	for _, r := range rows {
+		count[r.Status]++
+		fmt.Fprintf(&sb, "%-36s %-28s %-13s %-28s %s\n", r.Name, strings.Join(r.Overloads, " "), r.Status, r.Op, r.How)
+	}
+	var keys []string
+	for k := range count {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
+	}
+	fmt.Fprintf(&sb, "\n%d ops: %s\n", len(rows), strings.Join(parts, ", "))
+	return sb.String()
+}
