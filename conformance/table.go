@@ -16,12 +16,12 @@ type RunInfo struct {
 }
 
 type opRow struct {
-	name                            string
-	pass, wrong, refused, failed    int
-	reasons                         map[string]int // non-pass reason -> count
-	firstFail                       map[string]string
-	total                           int
-	dtypes                          map[string]bool
+	name                         string
+	pass, wrong, refused, failed int
+	reasons                      map[string]int // non-pass reason -> count
+	firstFail                    map[string]string
+	total                        int
+	dtypes                       map[string]bool
 }
 
 // WriteMarkdown writes docs/conformance.md: totals, then per OpInfo the
