@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"sync"
 
 	"gcdbg/compiler"
 	"gcdbg/ir"
@@ -38,30 +37,24 @@ type BuildInfo struct {
 	Hash  string  `json:"hash,omitempty"`
 }
 
-// aotPrograms holds the programs RunAOT loaded, by trace: addCompiled
-// takes them instead of building.
-var aotPrograms sync.Map // *trace.Trace -> []compiler.AOTProgram
-
 // RunAOT is Run with --device cpu using the programs of a `gcdbg compile`
 // directory (compiler.LoadAOT) instead of rendering and building: no C
 // compiler runs. tr must be the trace they were compiled from.
 func RunAOT(tr *trace.Trace, progs []compiler.AOTProgram, opt Options) (*Result, error) {
-	aotPrograms.Store(tr, progs)
-	defer aotPrograms.Delete(tr)
 	opt.Device = "cpu"
+	opt.AOT = progs
 	return Run(tr, opt)
 }
 
-// program finds the built program for lp: from RunAOT's set, else built.
-func program(tr *trace.Trace, u *stages.Unit, lp *stages.LoopProgram) (*Program, error) {
-	v, ok := aotPrograms.Load(tr)
-	if !ok {
+// program finds the built program for lp: from opt.AOT (RunAOT), else built.
+func program(tr *trace.Trace, u *stages.Unit, lp *stages.LoopProgram, opt Options) (*Program, error) {
+	if opt.AOT == nil {
 		if BuildProgram == nil {
 			return nil, errors.New("--device cpu: the C renderer is not part of this build (use --device eager)")
 		}
 		return BuildProgram(tr, u, lp)
 	}
-	for _, p := range v.([]compiler.AOTProgram) {
+	for _, p := range opt.AOT {
 		if p.Manifest.Graph == u.Captured.Name && p.Manifest.Role == lp.Role {
 			m := p.Manifest
 			return &Program{Manifest: &m, Library: p.Library, Cache: "aot"}, nil
@@ -126,7 +119,7 @@ func runCompiled(tr *trace.Trace, u *stages.Unit, opt Options) (*compiledRun, er
 	results := stages.NewResults[*tensor.Tensor]()
 	cr.results = results
 	for _, lp := range u.Programs {
-		p, err := program(tr, u, lp)
+		p, err := program(tr, u, lp, opt)
 		if err != nil {
 			return nil, fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
 		}

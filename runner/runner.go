@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"gcdbg/compiler"
 	"gcdbg/stages"
 	"gcdbg/trace"
 	"gcdbg/verdict"
@@ -93,6 +94,9 @@ type Options struct {
 	// Device "cpu" also runs the compiled programs (compiled.go) and
 	// compares their values; "eager" (or "") the pipeline's graphs alone.
 	Device string
+	// AOT, when set, are the programs of a `gcdbg compile` directory the
+	// cpu run uses instead of building (RunAOT).
+	AOT []compiler.AOTProgram
 }
 
 // Run takes tr through the pipeline and the eager interpreter. An error
