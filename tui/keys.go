@@ -15,7 +15,7 @@ type keyMap struct {
 	OtherNext, OtherPrev                                 key.Binding
 	Jump, Search, Next, Prev, Goto                       key.Binding
 	Explain, Tour, TourNext, TourPrev, Run, Device, View key.Binding
-	Diff                                                 key.Binding
+	Diff, PanelUp, PanelDown, Zoom, List                 key.Binding
 	Help, Close, Quit                                    key.Binding
 }
 
@@ -51,6 +51,10 @@ var keys = keyMap{
 	Run:       b([]string{"r"}, "r", "run: compile, run, compare outputs and grads with PyTorch (again: rerun)"),
 	Device:    b([]string{"d"}, "d", "run panel: switch device (cpu, opencl, cuda, eager) and rerun"),
 	Diff:      b([]string{"D"}, "D", "diff: mark what each stage added (+) and changed (~) vs the one before; = unchanged"),
+	PanelUp:   b([]string{"{"}, "{", "scroll the box under the panes up (run, error, source)"),
+	PanelDown: b([]string{"}"}, "}", "scroll the box under the panes down"),
+	Zoom:      b([]string{"z"}, "z", "the focused pane alone, full width (again: both panes)"),
+	List:      b([]string{"\\"}, "\\", "hide or show the stage list"),
 	View:      b([]string{"v"}, "v", "toggle graph drawing / text (graph stages)"),
 	Help:      b([]string{"?"}, "?", "this help"),
 	Close:     b([]string{"esc"}, "esc", "close the help, source, run, explanation or tour"),
@@ -61,9 +65,9 @@ var keys = keyMap{
 func (k keyMap) groups() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Down, k.Up, k.PageDown, k.PageUp, k.Top, k.Bottom, k.Left, k.Right},
-		{k.Focus, k.PrevStage, k.NextStage, k.OtherNext, k.OtherPrev, k.PrevGraph, k.NextGraph, k.View, k.Diff},
+		{k.Focus, k.PrevStage, k.NextStage, k.OtherNext, k.OtherPrev, k.PrevGraph, k.NextGraph, k.View, k.Diff, k.Zoom, k.List},
 		{k.Jump, k.Search, k.Next, k.Prev, k.Goto},
-		{k.Explain, k.Tour, k.TourNext, k.TourPrev, k.Run, k.Device, k.Help, k.Close, k.Quit},
+		{k.Explain, k.Tour, k.TourNext, k.TourPrev, k.Run, k.Device, k.PanelUp, k.PanelDown, k.Help, k.Close, k.Quit},
 	}
 }
 

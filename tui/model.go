@@ -47,13 +47,20 @@ type Model struct {
 	help    bool
 	explain bool
 	diff    bool // mark what each stage changed against the one before
-	prompt  *prompt
-	search  string
-	source  []string // the source panel's lines; nil when closed
-	run     runPanel
-	tour    *tour
-	notice  string
-	related map[nodeID]bool
+	// panelTop scrolls the last box under the panes ({ and }); errClosed
+	// hides the error box until the next error.
+	panelTop  int
+	errClosed bool
+	// zoom shows the focused pane alone, full width; hideList hides the
+	// stage list (both automatic on a narrow terminal).
+	zoom, hideList bool
+	prompt         *prompt
+	search         string
+	source         []string // the source panel's lines; nil when closed
+	run            runPanel
+	tour           *tour
+	notice         string
+	related        map[nodeID]bool
 	// sel is the selection the related set was computed from. Moving a
 	// cursor (j/k, search, g, a click) replaces it; stepping a pane's
 	// stage (] [) and switching panes keep it (keepSel), so one node can
@@ -154,6 +161,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.units = msg.units
 		if msg.err != nil {
 			m.loadErr = msg.err.Error()
+			m.errClosed = false
 		}
 		if len(m.units) > 0 {
 			m.graph = 0
@@ -171,6 +179,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.run.update(msg)
 	case tea.MouseWheelMsg:
 		m.wheel(msg.Mouse())
+	case tea.MouseClickMsg:
+		m.click(msg.Mouse())
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
@@ -227,6 +237,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.help = true
 	case key.Matches(msg, keys.Close):
 		switch {
+		case m.errorText() != "" && !m.errClosed:
+			m.errClosed = true
 		case m.source != nil:
 			m.source = nil
 		case m.run.visible:
@@ -281,6 +293,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.find(m.search, p.cursor-1, -1)
 	case key.Matches(msg, keys.Explain):
 		m.explain = !m.explain
+	case key.Matches(msg, keys.PanelDown):
+		m.panelTop += max(m.height/8, 1)
+		m.bottom() // clamps panelTop
+	case key.Matches(msg, keys.PanelUp):
+		m.panelTop = max(0, m.panelTop-max(m.height/8, 1))
+	case key.Matches(msg, keys.Zoom):
+		m.zoom = !m.zoom
+	case key.Matches(msg, keys.List):
+		m.hideList = !m.hideList
 	case key.Matches(msg, keys.Diff):
 		m.diff = !m.diff
 		if m.diff {
@@ -397,16 +418,66 @@ func (m *Model) refresh() {
 	}
 }
 
+// paneAt is the pane under screen column x, -1 over the stage list.
+func (m *Model) paneAt(x int) int {
+	lw, pw := m.layout()
+	switch {
+	case x < lw:
+		return -1
+	case m.single():
+		return m.focus
+	case x >= lw+pw+1:
+		return 1
+	}
+	return 0
+}
+
+// click selects what is under the pointer, as GOSSAFUNC does: a stage of
+// the stage list shows in the focused pane; a line of a pane takes the
+// focus and the cursor (selecting its node).
+func (m *Model) click(ms tea.Mouse) {
+	if m.doc() == nil || m.help || ms.Button != tea.MouseLeft {
+		return
+	}
+	body := m.height - 2
+	_, bh := m.bottom()
+	body -= bh
+	row := ms.Y - 1 // below the title line
+	if row < 0 || row >= body {
+		return
+	}
+	p := m.paneAt(ms.X)
+	if p < 0 {
+		// The stage list: a title row, then one (or two) rows per stage.
+		per := 1
+		if body >= 2*len(m.doc().stages)+1 {
+			per = 2
+		}
+		if i := (row - 1) / per; row >= 1 && i < len(m.doc().stages) {
+			m.keepSel = true
+			m.setStage(m.focus, i)
+		}
+		return
+	}
+	if m.panes[p].gv != nil {
+		return
+	}
+	line := m.panes[p].top + row - 1 // below the pane's header
+	d := m.stageDoc(p)
+	if row < 1 || line >= len(d.lines) {
+		return
+	}
+	m.focus = p
+	m.panes[p].cursor = line
+}
+
 // wheel scrolls the pane under the mouse.
 func (m *Model) wheel(ms tea.Mouse) {
 	if m.doc() == nil {
 		return
 	}
-	lw, pw := m.layout()
-	p := 0
-	if ms.X >= lw+pw+1 {
-		p = 1
-	} else if ms.X < lw {
+	p := m.paneAt(ms.X)
+	if p < 0 {
 		return
 	}
 	delta := 3
@@ -613,7 +684,7 @@ func (m *Model) cursorNodes() string {
 // global keys work the same in graph mode; the others go to the drawing.
 func global(msg tea.KeyPressMsg) bool {
 	return key.Matches(msg, keys.Focus, keys.PrevStage, keys.NextStage, keys.PrevGraph, keys.NextGraph,
-		keys.View, keys.Diff, keys.OtherNext, keys.OtherPrev, keys.Help, keys.Close, keys.Quit, keys.Run, keys.Device, keys.Tour, keys.Explain, keys.Jump, keys.TourNext, keys.TourPrev)
+		keys.View, keys.Diff, keys.Zoom, keys.List, keys.PanelUp, keys.PanelDown, keys.OtherNext, keys.OtherPrev, keys.Help, keys.Close, keys.Quit, keys.Run, keys.Device, keys.Tour, keys.Explain, keys.Jump, keys.TourNext, keys.TourPrev)
 }
 
 // toggleGraph switches the focused pane between text and a drawing of its

@@ -11,29 +11,51 @@ import (
 	"gcdbg/stages"
 )
 
+// narrow is a terminal too small for the stage list beside two panes
+// (80×24): the list hides and one pane takes the width; \\ and z bring
+// them back.
+func (m *Model) narrow() bool { return m.width < 100 }
+
+// single reports whether only the focused pane is shown.
+func (m *Model) single() bool { return m.zoom != m.narrow() }
+
 // layout returns the stage list's width and each pane's width.
 func (m *Model) layout() (listW, paneW int) {
 	listW = 24
 	if m.diff {
 		listW = 26
 	}
-	if m.width < 80 {
+	if m.hideList != m.narrow() {
 		listW = 0
+	}
+	if m.single() {
+		return listW, max(m.width-listW, 4)
 	}
 	paneW = (m.width - listW - 1) / 2
 	return listW, max(paneW, 4)
 }
 
-// panels are the boxes under the panes (tour, explanation, source, run),
-// already rendered to the full width.
-func (m *Model) panels() []string {
+// panelBox is one box under the panes: the tour, the error, the stage's
+// explanation, the user's source, the run.
+type panelBox struct {
+	title string
+	body  []string // wrapped to the box's width
+	pin   int      // leading body lines that never scroll away (the run's verdict)
+}
+
+// panelList lists the open boxes, top to bottom. The last one takes the
+// room the others leave and scrolls with { and }.
+func (m *Model) panelList() []panelBox {
 	w := max(m.width-4, 10)
-	var out []string
-	box := func(title, body string) {
-		out = append(out, styles.panel.Width(m.width).Render(styles.panelTitle.Render(title)+"\n"+wrap(body, w)))
+	var out []panelBox
+	add := func(title, body string, pin int) {
+		out = append(out, panelBox{title: title, body: strings.Split(wrap(body, w), "\n"), pin: pin})
 	}
 	if m.tour != nil {
-		box(m.tour.title(), m.tour.text())
+		add(m.tour.title(), m.tour.text(), 0)
+	}
+	if e := m.errorText(); e != "" && !m.errClosed {
+		add("error (esc closes · { } scroll)", e, 0)
 	}
 	if m.explain && m.doc() != nil {
 		d := m.stageDoc(m.focus)
@@ -42,30 +64,84 @@ func (m *Model) panels() []string {
 		if t := st.Teach; t != "" {
 			body += "\n\n" + t
 		}
-		box("stage "+st.Name+" (e to close)", body)
+		add("stage "+st.Name+" (e to close)", body, 0)
 	}
 	if m.source != nil {
-		box("user source (esc to close)", strings.Join(m.source, "\n"))
+		add("user source (esc to close)", strings.Join(m.source, "\n"), 0)
 	}
 	if m.run.visible {
-		box("run vs PyTorch (r to rerun, esc to close)", m.run.view())
+		add("run vs PyTorch (r to rerun · d device · { } scroll · esc to close)", m.run.view(), 1)
 	}
 	return out
 }
 
-// bottomHeight is how many rows the panels take, at most half the screen.
+// errorText is the whole of the error on screen: the pipeline's, or the
+// last watch compile's.
+func (m *Model) errorText() string {
+	if m.watch.errText != "" {
+		return fmt.Sprintf("watch compile #%d failed (showing #%d):\n%s", m.watch.errSeq, m.watch.seq, m.watch.errText)
+	}
+	if m.loadErr != "" && m.doc() != nil {
+		return "pipeline: " + m.loadErr
+	}
+	return ""
+}
+
+// bottom renders the boxes in at most half the screen and says how many
+// rows they take. Every box keeps its title; a box too long for its share
+// shows a window of its body (the last box's moves with { and }) and says
+// how much is out of sight, so nothing is clipped without a way to reach it.
 func (m *Model) bottom() (string, int) {
-	ps := m.panels()
-	if len(ps) == 0 {
+	boxes := m.panelList()
+	if len(boxes) == 0 {
 		return "", 0
 	}
-	s := strings.Join(ps, "\n")
-	lines := strings.Split(s, "\n")
-	limit := max((m.height-2)/2, 3)
-	if len(lines) > limit {
-		lines = lines[len(lines)-limit:]
+	avail := max((m.height-2)/2, 4)
+	for len(boxes) > 1 && 4*len(boxes) > avail {
+		boxes = boxes[1:] // the earliest give way
 	}
-	return strings.Join(lines, "\n"), len(lines)
+	room := avail - 3*len(boxes) // borders and titles
+	rows := make([]int, len(boxes))
+	for i := range boxes {
+		rows[i] = min(len(boxes[i].body), 1)
+		room -= rows[i]
+	}
+	for i := len(boxes) - 1; i >= 0 && room > 0; i-- {
+		extra := min(room, len(boxes[i].body)-rows[i])
+		rows[i] += extra
+		room -= extra
+	}
+	var parts []string
+	total := 0
+	for i, bx := range boxes {
+		body := bx.body
+		if n := rows[i]; len(body) > n {
+			scroll := 0
+			if i == len(boxes)-1 {
+				scroll = m.panelTop
+			}
+			pin := min(bx.pin, n)
+			window := n - pin - 1 // one row says what is hidden
+			if window < 0 {
+				pin, window = 0, n-1
+			}
+			rest := body[pin:]
+			scroll = max(0, min(scroll, len(rest)-max(window, 0)))
+			if i == len(boxes)-1 {
+				m.panelTop = scroll
+			}
+			shown := append(append([]string(nil), body[:pin]...), rest[scroll:scroll+max(window, 0)]...)
+			hidden := len(rest) - max(window, 0)
+			note := fmt.Sprintf("… %d more lines", hidden)
+			if i == len(boxes)-1 {
+				note += fmt.Sprintf(" (lines %d-%d of %d; { } scroll)", scroll+1, scroll+max(window, 0), len(rest))
+			}
+			body = append(shown, styles.dim.Render(note))
+		}
+		parts = append(parts, styles.panel.Width(m.width).Render(styles.panelTitle.Render(bx.title)+"\n"+strings.Join(body, "\n")))
+		total += len(body) + 3
+	}
+	return strings.Join(parts, "\n"), total
 }
 
 // paneBody is how many text lines a pane shows (below its header).
@@ -135,9 +211,13 @@ func (m *Model) mainView(h int) string {
 		if lw > 0 {
 			sb.WriteString(fit(at(list, r), lw))
 		}
-		sb.WriteString(fit(at(cols[0], r), pw))
-		sb.WriteString(sep)
-		sb.WriteString(fit(at(cols[1], r), pw))
+		if m.single() {
+			sb.WriteString(fit(at(cols[m.focus], r), pw))
+		} else {
+			sb.WriteString(fit(at(cols[0], r), pw))
+			sb.WriteString(sep)
+			sb.WriteString(fit(at(cols[1], r), pw))
+		}
 		rows[r] = sb.String()
 	}
 	return strings.Join(rows, "\n")

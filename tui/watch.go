@@ -41,6 +41,7 @@ type watchState struct {
 	seq     int    // the compile on screen
 	err     string // the last compile's error; "" when it was good
 	errSeq  int
+	errText string // the whole error, for the error panel
 	changed string // the diff summary of the compile on screen
 	run     string // builds and the run's verdict, when it came
 	elapsed time.Duration
@@ -52,7 +53,8 @@ func (m *Model) applyWatch(msg WatchMsg) {
 	w := &m.watch
 	w.on = true
 	if r.Err != nil {
-		w.err, w.errSeq = firstLine(r.Err.Error()), r.Seq
+		w.err, w.errSeq, w.errText = firstLine(r.Err.Error()), r.Seq, r.Err.Error()
+		m.errClosed = false
 		return
 	}
 	if r.Phase == watch.PhaseRun {
@@ -65,7 +67,7 @@ func (m *Model) applyWatch(msg WatchMsg) {
 	if len(msg.docs) == 0 {
 		return
 	}
-	w.err, w.seq, w.run, w.elapsed = "", r.Seq, "", r.Elapsed
+	w.err, w.errText, w.seq, w.run, w.elapsed = "", "", r.Seq, "", r.Elapsed
 	w.changed = "first compile"
 	if r.Diff != nil {
 		w.changed = r.Diff.Summary()
