@@ -100,7 +100,30 @@ func cmdStages(w io.Writer) int {
 	return 0
 }
 
-func cmdOps(w io.Writer) int {
+func cmdOps(args []string, w, errw io.Writer) int {
+	coverage := false
+	for _, a := range args {
+		switch a {
+		case "--coverage", "-coverage":
+			coverage = true
+		case "-h", "--help", "-help":
+			fmt.Fprintln(w, "usage: gcdbg ops [--coverage]\n\nWithout flags: every canonical op with its kind and schema.\n--coverage: PyTorch 2.6's core ATen opset, each op supported (the gcdbg op it becomes and how it runs: compiled, decomposed, eager fallback) or out of scope with the reason.")
+			return 0
+		default:
+			fmt.Fprintf(errw, "gcdbg ops: unknown argument %q (try --coverage)\n", a)
+			return 2
+		}
+	}
+	if coverage {
+		rows := stages.Coverage()
+		fmt.Fprint(w, stages.CoverageTable(rows))
+		for _, r := range rows {
+			if r.Status == stages.CoverageMissing {
+				return 1
+			}
+		}
+		return 0
+	}
 	for _, d := range ir.Ops() {
 		var ps []string
 		for _, p := range d.Schema.Params {

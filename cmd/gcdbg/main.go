@@ -39,7 +39,7 @@ Usage:
   gcdbg compile [TRACE] -o DIR                  build every compiled graph into DIR (.so + manifest .json, index.json)
   gcdbg cache  [clear]                          the build cache: where, how many programs, its size; clear empties it
   gcdbg stages                                  list the pipeline's stages with one line each
-  gcdbg ops                                     list the canonical op set and its schemas
+  gcdbg ops [--coverage]                        list the canonical op set and its schemas; --coverage: PyTorch 2.6's core ATen ops, supported or out of scope (why)
   gcdbg help                                    this text
 
 TRACE is a gcdbg trace file (docs/trace-format.md; exporter/gcdbg_export.py
@@ -93,7 +93,7 @@ func mainArgs(args []string, stdout, stderr io.Writer) int {
 	case "stages":
 		return cmdStages(stdout)
 	case "ops":
-		return cmdOps(stdout)
+		return cmdOps(rest, stdout, stderr)
 	case "__worker": // hidden: runs compiled kernels for gcdbg (compiler/worker.go)
 		return compiler.WorkerMain(os.Stdin, os.Stdout)
 	case "help", "-h", "--help", "-help":
