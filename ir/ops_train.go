@@ -290,7 +290,7 @@ func batchNormTrainInPlace(a Args) (Value, error) {
 }
 
 // inferBatchNormAnyMode is batch_norm's inference: in training mode the
-// probe keeps two rows (training needs more than one value per channel).
+// probe keeps two values per dim (training needs more than one per channel).
 func inferBatchNormAnyMode(a Args) (Value, error) {
 	x, err := a.meta(0)
 	if err != nil {
@@ -300,12 +300,8 @@ func inferBatchNormAnyMode(a Args) (Value, error) {
 		s := m.Shape.Sizes()
 		if i == 0 {
 			for k := range s {
-				switch k {
-				case 0:
+				if k != 1 { // two values per dim: training needs more than one per channel
 					s[k] = min(s[k], 2)
-				case 1:
-				default:
-					s[k] = min(s[k], 1)
 				}
 			}
 		}
@@ -339,12 +335,8 @@ func inferBatchNormFunctional(a Args) (Value, error) {
 		s := m.Shape.Sizes()
 		if i == 0 {
 			for k := range s {
-				switch k {
-				case 0:
+				if k != 1 { // two values per dim: training needs more than one per channel
 					s[k] = min(s[k], 2)
-				case 1:
-				default:
-					s[k] = min(s[k], 1)
 				}
 			}
 		}

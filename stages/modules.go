@@ -43,6 +43,11 @@ var moduleRules = map[string]moduleRule{
 	"torch.nn.BatchNorm1d": nil,
 	"torch.nn.BatchNorm2d": nil,
 	"torch.nn.BatchNorm3d": nil,
+	// GroupNorm, InstanceNorm1d/2d/3d: see modules_norm.go (composedNorm).
+	"torch.nn.GroupNorm":      nil,
+	"torch.nn.InstanceNorm1d": nil,
+	"torch.nn.InstanceNorm2d": nil,
+	"torch.nn.InstanceNorm3d": nil,
 	"torch.nn.LayerNorm": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
 		return "layer_norm", []ir.Arg{x, attr(m, "normalized_shape", nil), paramArg(p, "weight"), paramArg(p, "bias"), attr(m, "eps", 1e-5)}, nil
 	},
@@ -131,7 +136,7 @@ func (nz *normalizer) module(n *ir.Node) error {
 	}
 	rule, ok := moduleRules[typ]
 	if !ok {
-		return fmt.Errorf("module.type: unsupported module %q: gcdbg cannot run it, not even through its eager fallback (supported: Linear, Conv2d, BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax, Dropout, Flatten, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Identity)", n.Module.Type)
+		return fmt.Errorf("module.type: unsupported module %q: gcdbg cannot run it, not even through its eager fallback (supported: Linear, Conv2d, BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LayerNorm, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax, Dropout, Flatten, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Identity)", n.Module.Type)
 	}
 	if len(n.Args) != 1 || len(n.Kwargs) != 0 {
 		return fmt.Errorf("args: %s takes one input, got %d args and %d kwargs", typ, len(n.Args), len(n.Kwargs))
@@ -148,6 +153,9 @@ func (nz *normalizer) module(n *ir.Node) error {
 	}
 	if isBatchNorm(typ) { // modules_train.go: the training flag, num_batches_tracked, momentum=None
 		return nz.batchNormModule(n, typ, params)
+	}
+	if isComposedNorm(typ) { // modules_norm.go: GroupNorm, InstanceNorm1d/2d/3d
+		return nz.composedNorm(n, typ, params)
 	}
 	op, args, err := rule(n.Module, n.Args[0], params)
 	if err != nil {

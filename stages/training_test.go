@@ -99,7 +99,7 @@ func closeTo(got ir.Value, want *tensor.Tensor) error {
 // outputs, grads and the buffers after the step, and so does the eager
 // reference (the normalized graph, which mutates the buffers in place).
 func TestTrainingFixturesMatchPyTorch(t *testing.T) {
-	for _, name := range []string{"bn_dropout_train", "frozen_bn", "mlp_bn_cumulative", "random_ops"} {
+	for _, name := range []string{"bn_dropout_train", "frozen_bn", "mlp_bn_cumulative", "random_ops", "group_instance_norm"} {
 		for _, u := range trainUnits(t, "../fixtures/"+name+".json", "") {
 			ex := u.Captured.Expected
 			where := name + "/" + u.Captured.Name
