@@ -173,8 +173,22 @@ func (w *workerProc) died(timeout time.Duration, timedOut bool) error {
 		}
 	}
 	// A fault in C code reaches the Go runtime of the worker, which prints
-	// the signal before exiting: that line says what happened.
-	for _, l := range strings.Split(stderr, "\n") {
+	// the signal before exiting: that line says what happened. A kernel
+	// that stopped itself (render's gcdbg_oob: an index out of bounds)
+	// wrote a "gcdbg: " line first, which says it better.
+	lines := strings.Split(stderr, "\n")
+	found := false
+	for _, l := range lines {
+		if strings.HasPrefix(l, "gcdbg: ") {
+			why += ": " + strings.TrimPrefix(strings.TrimSpace(l), "gcdbg: ")
+			found = true
+			break
+		}
+	}
+	for _, l := range lines {
+		if found {
+			break
+		}
 		if strings.HasPrefix(l, "signal ") || strings.HasPrefix(l, "SIG") || strings.HasPrefix(l, "fatal error:") {
 			why += ": " + strings.TrimSpace(l)
 			break

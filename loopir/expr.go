@@ -31,7 +31,14 @@ type Sym struct{ Name string }
 // Indirect is the integer value of an earlier temporary (tmpN), used in
 // the index of an indirect load (gather, index_select): Inductor's
 // indirect indexing. Its value is bound per point by the interpreter.
-type Indirect struct{ Tmp string }
+type Indirect struct {
+	Tmp string
+	// Bound, when known, is the size of the dimension the value indexes:
+	// generated code checks 0 <= value < Bound before the load (render's
+	// checkedLoad), so an index out of range stops the kernel naming its
+	// node instead of reading another element or outside the buffer.
+	Bound Expr
+}
 
 // Sum is a polynomial: Σ Terms + C. It only appears when the expression is
 // not a bare constant or atom.

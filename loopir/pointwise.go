@@ -368,7 +368,7 @@ func (l *lowerer) gather(n *ir.Node, op string, bound []ir.Arg) error {
 		ti = b.load(idxV, vars)
 	}
 	si := append([]Expr{}, vars...)
-	si[dim] = Indirect{Tmp: ti}
+	si[dim] = Indirect{Tmp: ti, Bound: self.Sizes[dim]}
 	t := b.cast(b.loadAt(self.Buffer, self.DType, self.Index(si)), m.DType)
 	v := l.newBuffer("", Intermediate, m, n.Name)
 	b.store(v, vars, t)

@@ -29,7 +29,8 @@ type kernelGen struct {
 	ntmp   int
 	scopes []map[string]value // buffer -> its value at the current point
 	err    error
-	params []string // buffers the kernel touches, in parameter order
+	cur    *loopir.Node // the node whose statements are being written (checkedLoad names it)
+	params []string     // buffers the kernel touches, in parameter order
 	flops  int64
 	// note is a trailing comment for the next declared temporary: the
 	// graph nodes whose value it is, so a reader (and the TUI) can go from
@@ -408,6 +409,9 @@ func (g *kernelGen) op(s loopir.Stmt, args []value) value {
 // stmts emits statements of n (from..to) at the point vars and returns the
 // temporaries; a store's value comes back as the result.
 func (g *kernelGen) stmts(n *loopir.Node, body []loopir.Stmt, vars map[string]string, tmps map[string]value) (value, bool) {
+	outer := g.cur
+	g.cur = n
+	defer func() { g.cur = outer }()
 	// The statement computing the stored value gets the node's origins as
 	// a trailing comment.
 	result := ""
@@ -479,7 +483,84 @@ func (g *kernelGen) load(s loopir.Stmt, vars map[string]string, tmps map[string]
 		return value{"0", s.DType}
 	}
 	g.use(s.Buffer)
+	if g.r.d.Name == "c" && hasIndirect(s.Index) {
+		return g.checkedLoad(s, st, vars, tmps)
+	}
 	return g.decl(st.dt, st.c+"["+g.expr(s.Index, vars, tmps)+"]")
+}
+
+// checkedLoad is a load at a data-dependent index (gather, index_select,
+// indexing): the element must lie inside the buffer, or gcdbg_oob names
+// the node and stops, so no index value can make a kernel read memory it
+// does not own. One compare on an index already in a register; the eager
+// interpreter's own check still gives PyTorch's error first on a normal run.
+func (g *kernelGen) checkedLoad(s loopir.Stmt, st *storage, vars map[string]string, tmps map[string]value) value {
+	b := g.r.p.Buffers[s.Buffer]
+	if b == nil || len(b.Strides) != len(b.Sizes) {
+		g.fail("indexed load of %q: the buffer's layout is unknown", s.Buffer)
+		return value{"0", s.DType}
+	}
+	// The buffer's extent in elements: 1 + sum((size-1)*stride), 0 when
+	// a size is 0 (strides are never negative).
+	extent, empty := "1", ""
+	for i := range b.Sizes {
+		sz, sd := g.expr(b.Sizes[i], vars, tmps), g.expr(b.Strides[i], vars, tmps)
+		extent += " + (" + sz + " - 1) * " + sd
+		if empty != "" {
+			empty += " || "
+		}
+		empty += sz + " == 0"
+	}
+	if empty != "" {
+		extent = "((" + empty + ") ? 0 : (" + extent + "))"
+	}
+	node := "?"
+	if n := g.cur; n != nil {
+		node = sanitizeIdent(n.Name)
+		if len(n.Origins) > 0 {
+			node = sanitizeIdent(n.Origins[len(n.Origins)-1]) + " (" + node + ")"
+		}
+	}
+	// Each index against its dimension (PyTorch's condition: an index that
+	// still lands inside the buffer is out of range too), then the element
+	// against the buffer (any other data-dependent index).
+	for _, ind := range indirectsOf(s.Index) {
+		if ind.Bound == nil {
+			continue
+		}
+		v, ok := tmps[ind.Tmp]
+		if !ok {
+			continue // expr reports it
+		}
+		iv := g.decl(tensor.Int64, "(("+g.idxType()+")"+v.c+")")
+		bound := g.decl(tensor.Int64, g.expr(ind.Bound, vars, tmps))
+		g.line("if (__builtin_expect(%s < 0 || %s >= %s, 0)) gcdbg_oob(\"%s\", \"an index of %s\", %s, %s);", iv.c, iv.c, bound.c, node, sanitizeIdent(s.Buffer), iv.c, bound.c)
+	}
+	at := g.decl(tensor.Int64, g.expr(s.Index, vars, tmps))
+	ext := g.decl(tensor.Int64, extent)
+	g.line("if (__builtin_expect(%s < 0 || %s >= %s, 0)) gcdbg_oob(\"%s\", \"the elements of %s\", %s, %s);", at.c, at.c, ext.c, node, sanitizeIdent(s.Buffer), at.c, ext.c)
+	return g.decl(st.dt, st.c+"["+at.c+"]")
+}
+
+// indirectsOf lists the data-dependent atoms of an index expression.
+func indirectsOf(e loopir.Expr) []loopir.Indirect {
+	switch x := e.(type) {
+	case loopir.Indirect:
+		return []loopir.Indirect{x}
+	case *loopir.Sum:
+		var out []loopir.Indirect
+		for _, t := range x.Terms {
+			for _, f := range t.Factors {
+				out = append(out, indirectsOf(f)...)
+			}
+		}
+		return out
+	case *loopir.FloorDivE:
+		return append(indirectsOf(x.A), indirectsOf(x.B)...)
+	case *loopir.ModE:
+		return append(indirectsOf(x.A), indirectsOf(x.B)...)
+	}
+	return nil
 }
 
 // use records that the kernel takes buf as a parameter.

@@ -6,9 +6,21 @@ package render
 const cPrelude = `#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* A data-dependent load (gather, index_select, indexing) whose element
+   lies outside its buffer: an index out of range. Name the node and stop
+   the worker (the parent reports the kernel and this line) rather than
+   read memory the program does not own. */
+static inline void gcdbg_oob(const char *node, const char *buf, int64_t at, int64_t size) {
+  fprintf(stderr, "gcdbg: index out of bounds in node %s: %lld for %s, whose size is %lld\n",
+          node, (long long)at, buf, (long long)size);
+  fflush(stderr);
+  abort();
+}
 
 /* Vector variants of libm (glibc's libmvec) so that gcc vectorizes loops
    that call sinf/expf without -ffast-math (glibc's math.h declares them
