@@ -336,36 +336,129 @@ def _source_file_of(obj):
 # capture + meta
 
 
-class _Proxy(torch.fx.Proxy):
-    """torch.fx.Proxy whose tuple unpacking (`a, b = proxy`) also works on Python 3.11+:
+def _unpack_count(frame):
+    """The count of an UNPACK_SEQUENCE being executed in frame, or None."""
+    import dis
+    for i in dis.get_instructions(frame.f_code):
+        if i.offset == frame.f_lasti:
+            return i.argval if i.opname == "UNPACK_SEQUENCE" else None
+    return None
+
+
+class _IterFix:
+    """Tuple unpacking of a proxy (`B, T, C = x.shape`, `a, b = h.chunk(2)`) on Python 3.11+:
     torch 1.13 indexes the instruction list by f_lasti // 2, which CACHE entries break."""
 
     def __iter__(self):
-        import dis
-        calling_frame = inspect.currentframe().f_back
-        inst = None
-        for i in dis.get_instructions(calling_frame.f_code):
-            if i.offset == calling_frame.f_lasti:
-                inst = i
-                break
-        if inst is not None and inst.opname == "UNPACK_SEQUENCE":
-            return (self[i] for i in range(inst.argval))
+        n = _unpack_count(inspect.currentframe().f_back)
+        if n is not None:
+            return (self[i] for i in range(n))
         return self.tracer.iter(self)
+
+
+class _Attribute(_IterFix, torch.fx.proxy.Attribute):
+    """x.shape, x.T, ...: fx's Attribute with the unpacking fix."""
+
+
+class _Proxy(_IterFix, torch.fx.Proxy):
+    def __getattr__(self, k):
+        return _Attribute(self, k)
+
+
+def _reached_modules(fn):
+    """nn.Modules a function reaches through its globals and closure, by name: a graph-break
+    piece that calls a module held in a global (`proj(x)`) records it as a call_module."""
+    out = {}
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return out
+    g = getattr(fn, "__globals__", {})
+    for name in code.co_names:
+        v = g.get(name)
+        if isinstance(v, torch.nn.Module):
+            out[name] = v
+    for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+        try:
+            v = cell.cell_contents
+        except ValueError:
+            continue
+        if isinstance(v, torch.nn.Module):
+            out[name] = v
+    return out
 
 
 class _StackTracer(torch.fx.Tracer):
     record_stack_traces = True
     proxy_buffer_attributes = True  # self.mask[...] becomes a get_attr node, not a constant
 
+    def __init__(self, extra_modules=None):
+        super().__init__()
+        self._extra = extra_modules or {}
+
     def proxy(self, node):
         return _Proxy(node, self)
 
+    def create_args_for_root(self, root_fn, is_module, concrete_args=None):
+        # Tracing a function, fx roots it at an empty Module: install the modules the
+        # function reaches there, parameters and buffers included, before tracing starts.
+        if not is_module:
+            for name, m in self._extra.items():
+                self.root.add_module(name, m)
+                for pn, t in list(m.named_parameters()) + list(m.named_buffers()):
+                    self.tensor_attrs[t] = name + "." + pn
+        return super().create_args_for_root(root_fn, is_module, concrete_args)
+
+
+class CaptureError(RuntimeError):
+    """torch.fx could not capture the model; the message says what to change."""
+
+
+_CAPTURE_HINTS = [
+    ("cannot be iterated",
+     "torch.fx cannot iterate a traced tensor here (a for-loop over a tensor or its shape, or "
+     "*args of one). Index it explicitly (x.shape[0], x[0]), use torch.unbind / x.unbind(0), or "
+     "unpack it in one assignment (`B, T, C = x.shape`, which gcdbg's tracer supports)"),
+    ("symbolically traced variables cannot be used as inputs to control flow",
+     "an if/while depends on a tensor's values (data-dependent control flow). Split the model "
+     "at that point and export the pieces with graph_breaks=[(fn0, inputs0, reason), ...] "
+     "(docs/exporter.md, fixtures/models/graph_break.py), or use --method dynamo on PyTorch 2.x"),
+    ("is not installed as a submodule",
+     "the model calls an nn.Module that is neither its attribute nor a global of the traced "
+     "function (e.g. one created inside forward or passed in a container). Assign it to an "
+     "attribute in __init__ (self.proj = nn.Linear(...)) so it is part of the model"),
+    ("object is not callable",
+     "a traced value was called as a function; check that no tensor shadows a module or a "
+     "function name in forward"),
+    ("len()",
+     "len() of a traced tensor is not known while tracing: use x.shape[0] (or x.size(0)), "
+     "which gcdbg records as a size"),
+]
+
+
+def _capture_error(what, e):
+    msg = str(e).split("\n")[0]
+    for key, hint in _CAPTURE_HINTS:
+        if key in str(e):
+            return CaptureError("gcdbg exporter: cannot capture %s with torch.fx: %s\n  what to change: %s"
+                                % (what, msg, hint))
+    return CaptureError("gcdbg exporter: cannot capture %s with torch.fx: %s: %s\n  what to change: "
+                        "torch.fx traces Python once with symbolic tensors, so code that needs "
+                        "concrete values (Python control flow on tensors, .item(), .tolist(), "
+                        "numpy) must move out of the traced function; split the model there with "
+                        "graph_breaks (docs/exporter.md), or use --method dynamo on PyTorch 2.x"
+                        % (what, type(e).__name__, msg))
+
 
 def fx_capture(model_or_fn):
-    tracer = _StackTracer()
-    graph = tracer.trace(model_or_fn)
-    root = model_or_fn if isinstance(model_or_fn, torch.nn.Module) else torch.nn.Module()
-    name = type(root).__name__ if isinstance(model_or_fn, torch.nn.Module) else model_or_fn.__name__
+    is_module = isinstance(model_or_fn, torch.nn.Module)
+    name = type(model_or_fn).__name__ if is_module else getattr(model_or_fn, "__name__", "fn")
+    tracer = _StackTracer(None if is_module else _reached_modules(model_or_fn))
+    try:
+        graph = tracer.trace(model_or_fn)
+    except CaptureError:
+        raise
+    except Exception as e:  # torch.fx raises TraceError, NameError, TypeError, RuntimeError ...
+        raise _capture_error("%s %r" % ("model" if is_module else "function", name), e) from e
     return torch.fx.GraphModule(tracer.root, graph, name)
 
 
@@ -1148,10 +1241,14 @@ def main(argv=None):
         os.path.splitext(os.path.basename(args.out))[0]
     train = args.train if args.train is not None else cfg.get("train", getattr(mod, "TRAIN", False))
     method = args.method or cfg.get("method", "fx")
-    export(model, tuple(inputs), name, args.out, train=bool(train),
-           graph_breaks=cfg.get("graph_breaks"), sources=cfg.get("sources") or [args.model],
-           inline_limit_bytes=args.inline_limit, runs=args.runs, method=method,
-           dynamic=args.dynamic if args.dynamic is not None else cfg.get("dynamic"))
+    try:
+        export(model, tuple(inputs), name, args.out, train=bool(train),
+               graph_breaks=cfg.get("graph_breaks"), sources=cfg.get("sources") or [args.model],
+               inline_limit_bytes=args.inline_limit, runs=args.runs, method=method,
+               dynamic=args.dynamic if args.dynamic is not None else cfg.get("dynamic"))
+    except CaptureError as e:
+        print(e, file=sys.stderr)
+        sys.exit(2)
     print("wrote %s" % args.out)
 
 

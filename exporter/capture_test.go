@@ -1,0 +1,72 @@
+package exporter_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gcdbg/runner"
+	"gcdbg/trace"
+)
+
+// The exporter's capture (issue 15, point 4), run with the system PyTorch:
+// tuple unpacking of a traced shape and graph-break pieces that call
+// modules held in globals export and match PyTorch; capture errors exit 2
+// with what to change.
+
+func python(t *testing.T) string {
+	t.Helper()
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import torch").Run(); err != nil {
+		t.Skip("no PyTorch for /usr/bin/python3")
+	}
+	return py
+}
+
+func export(t *testing.T, model string) (string, string, error) {
+	out := filepath.Join(t.TempDir(), strings.TrimSuffix(model, ".py")+".json")
+	cmd := exec.Command(python(t), "gcdbg_export.py", filepath.Join("testdata", model), "-o", out, "--runs", "0")
+	b, err := cmd.CombinedOutput()
+	return out, string(b), err
+}
+
+func TestCaptureUnpackAndGlobalModules(t *testing.T) {
+	for _, m := range []string{"unpack.py", "global_module.py"} {
+		out, msg, err := export(t, m)
+		if err != nil {
+			t.Fatalf("%s: export failed: %v\n%s", m, err, msg)
+		}
+		tr, err := trace.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := runner.Run(tr, runner.Options{Runs: 1, Device: "eager"})
+		if err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		if !res.OK {
+			t.Errorf("%s: does not match PyTorch:\n%s", m, res.Summary())
+		}
+		if m == "global_module.py" && len(res.Graphs) != 2 {
+			t.Errorf("%s: %d graphs, want 2 (one per piece)", m, len(res.Graphs))
+		}
+	}
+}
+
+func TestCaptureErrorsSayWhatToChange(t *testing.T) {
+	for m, want := range map[string]string{"branch.py": "graph_breaks", "loop.py": "unbind"} {
+		_, msg, err := export(t, m)
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 2 {
+			t.Errorf("%s: exit %v, want 2\n%s", m, err, msg)
+			continue
+		}
+		if !strings.Contains(msg, "what to change:") || !strings.Contains(msg, want) || strings.Contains(msg, "Traceback") {
+			t.Errorf("%s: message does not say what to change (or shows a traceback):\n%s", m, msg)
+		}
+	}
+}
+
+func TestMain(m *testing.M) { os.Exit(m.Run()) }
