@@ -487,24 +487,96 @@ func (m *Model) wheel(ms tea.Mouse) {
 	m.panes[p].scroll(m.stageDoc(p), delta, m.paneBody())
 }
 
+// matches lists the lines of d containing q (lower case).
+func matches(d *stageDoc, q string) []int {
+	var out []int
+	for i, l := range d.lines {
+		if strings.Contains(strings.ToLower(l), q) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// searchSummary counts q's matches in every stage: "3 here (2/3) · 17 in
+// 5 stages: normalized 2, joint 9, …".
+func (m *Model) searchSummary(q string, cur int) string {
+	q = strings.ToLower(q)
+	d := m.stageDoc(m.focus)
+	here := matches(d, q)
+	k := 0
+	for i, l := range here {
+		if l == cur {
+			k = i + 1
+		}
+	}
+	total, nst := 0, 0
+	var per []string
+	for _, sd := range m.doc().stages {
+		if n := len(matches(sd, q)); n > 0 {
+			total += n
+			nst++
+			per = append(per, fmt.Sprintf("%s %d", sd.name, n))
+		}
+	}
+	s := fmt.Sprintf("%q: %d here", q, len(here))
+	if k > 0 {
+		s += fmt.Sprintf(" (%d/%d)", k, len(here))
+	}
+	return s + fmt.Sprintf(" · %d in %d stages: %s (n/N go on into the next stage)", total, nst, strings.Join(per, ", "))
+}
+
 // find moves the focused pane's cursor to the next line (from line
-// `from`, in direction dir, wrapping) containing q, case-insensitively.
+// `from`, in direction dir) containing q, case-insensitively; past the
+// pane's last (first) match it goes on into the next (previous) stage
+// that has one, wrapping around the table. It reports every stage's
+// count in the status line.
 func (m *Model) find(q string, from, dir int) bool {
 	if q == "" {
 		return false
 	}
-	d := m.stageDoc(m.focus)
-	q = strings.ToLower(q)
-	n := len(d.lines)
-	for k := 0; k < n; k++ {
-		i := ((from+dir*k)%n + n) % n
-		if strings.Contains(strings.ToLower(d.lines[i]), q) {
-			m.panes[m.focus].cursor = i
-			m.panes[m.focus].clamp(d, m.paneBody())
-			return true
+	lq := strings.ToLower(q)
+	ns := len(m.doc().stages)
+	for k := 0; k <= ns; k++ {
+		si := ((m.panes[m.focus].stage+dir*k)%ns + ns) % ns
+		d := m.doc().stages[si]
+		ms := matches(d, lq)
+		if len(ms) == 0 {
+			continue
 		}
+		line := -1
+		switch {
+		case k == 0 && dir > 0:
+			for _, l := range ms {
+				if l >= from {
+					line = l
+					break
+				}
+			}
+		case k == 0:
+			for j := len(ms) - 1; j >= 0; j-- {
+				if ms[j] <= from {
+					line = ms[j]
+					break
+				}
+			}
+		case dir > 0:
+			line = ms[0]
+		default:
+			line = ms[len(ms)-1]
+		}
+		if line < 0 {
+			continue
+		}
+		if si != m.panes[m.focus].stage {
+			m.setStage(m.focus, si)
+		}
+		m.panes[m.focus].cursor = line
+		m.panes[m.focus].clamp(d, m.paneBody())
+		m.notice = m.searchSummary(q, line)
+		return true
 	}
-	m.notice = fmt.Sprintf("%q not found in %s", q, d.name)
+	m.notice = fmt.Sprintf("%q not found in any stage", q)
 	return false
 }
 
@@ -532,17 +604,73 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) {
 		}
 	}
 	if m.prompt != nil && pr.kind == "search" {
-		if !m.find(pr.text, pr.origin, 1) {
+		if !m.findHere(pr.text, pr.origin) {
 			p.cursor = pr.origin
 		}
 	}
 	p.clamp(m.stageDoc(m.focus), m.paneBody())
 }
 
-// gotoNode selects the node called name: in the focused stage if it has
-// one, else in the first graph stage that does (the pane switches there).
+// findHere is the incremental search while typing: the first match in
+// the focused pane at or after from (wrapping), without leaving it.
+func (m *Model) findHere(q string, from int) bool {
+	if q == "" {
+		return false
+	}
+	d := m.stageDoc(m.focus)
+	ms := matches(d, strings.ToLower(q))
+	if len(ms) == 0 {
+		m.notice = m.searchSummary(q, -1)
+		return false
+	}
+	line := ms[0]
+	for _, l := range ms {
+		if l >= from {
+			line = l
+			break
+		}
+	}
+	m.panes[m.focus].cursor = line
+	m.notice = m.searchSummary(q, line)
+	return true
+}
+
+// gotoNode selects the node called name: in the focused stage if it
+// defines it, or (a text stage: loop IR, kernels) on the first line that
+// names it itself; else in the first graph stage that has it (the pane
+// switches there).
 func (m *Model) gotoNode(name string) {
 	d := m.doc()
+	cur := d.stages[m.panes[m.focus].stage]
+	if _, ok := cur.defLine[name]; !ok && cur.graph == nil {
+		// A line naming the node in its own text first (the C line
+		// commented "// NAME"), else one naming a buffer that computes it.
+		best, rank := -1, 0
+		for i, ids := range cur.direct {
+			for _, id := range ids {
+				if id.Name != name {
+					continue
+				}
+				r := 1 // names a buffer computing it
+				for _, tok := range identRE.FindAllString(cur.lines[i], -1) {
+					if tok == name {
+						r = 2 // names it, in a comment
+						if t := strings.TrimSpace(cur.lines[i]); !strings.HasPrefix(t, "//") && !strings.HasPrefix(t, "#") {
+							r = 3 // names it on a line of code
+						}
+					}
+				}
+				if r > rank {
+					best, rank = i, r
+				}
+			}
+		}
+		if best >= 0 {
+			m.panes[m.focus].cursor = best
+			m.panes[m.focus].clamp(cur, m.paneBody())
+			return
+		}
+	}
 	try := []int{m.panes[m.focus].stage}
 	for i := range d.stages {
 		try = append(try, i)

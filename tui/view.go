@@ -291,6 +291,9 @@ func (m *Model) statusLine() string {
 	switch {
 	case m.prompt != nil && m.prompt.kind == "search":
 		s = " /" + m.prompt.text + "█   (enter keeps, esc goes back)"
+		if m.notice != "" {
+			s += " · " + m.notice
+		}
 	case m.prompt != nil:
 		s = " go to node: " + m.prompt.text + "█   (enter goes, esc cancels)"
 	case m.notice != "":
