@@ -246,7 +246,8 @@ func Classify(rc int, stdout, stderr []byte) (Status, string) {
 // argument or feature (as opposed to failing on one it takes).
 func IsRefusal(msg string) bool {
 	for _, k := range []string{"unsupported", "not supported", "is not in gcdbg's canonical op set",
-		"has no in-place form", "out of scope", "does not support", "not implemented"} {
+		"has no in-place form", "out of scope", "does not support", "not implemented",
+		"has no decomposition into core ops"} {
 		if strings.Contains(msg, k) {
 			return true
 		}
