@@ -237,6 +237,10 @@ func (l *lowerer) call(n *ir.Node) error {
 		}
 	case op == "gather" || op == "index_select":
 		return l.gather(n, op, bound)
+	case op == "slice_scatter":
+		return l.sliceScatter(n, bound) // scatter.go
+	case op == "scatter_add":
+		return l.scatterAdd(n, bound)
 	case reductionOps[op]:
 		return l.reduction(n, op, bound)
 	case externOps[op]:

@@ -1,0 +1,99 @@
+package loopir
+
+import (
+	"math/rand"
+	"testing"
+
+	"gcdbg/ir"
+	"gcdbg/tensor"
+)
+
+func noFallback(t *testing.T, p *Program, op string) {
+	t.Helper()
+	for _, n := range p.Nodes {
+		if n.Kind == Fallback || n.Kind == Extern {
+			t.Errorf("%s: node %s is %s, want compiled loops:\n%s", op, n.Name, n.Kind, Print(p))
+		}
+	}
+}
+
+// slice_scatter compiles to one pointwise node, for every form the
+// functionalization of x[..., a:b:s] = v produces: None and out-of-range
+// bounds, negative starts, steps, every dim, a strided source.
+func TestSliceScatterCompiles(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	for _, tc := range []struct {
+		name             string
+		self, src        []int
+		dim              int64
+		start, end, step ir.Arg
+		permuteSrc       bool
+	}{
+		{"middle of dim 1", []int{2, 6, 8}, []int{2, 3, 8}, 1, int64(2), int64(5), int64(1), false},
+		{"whole dim 0 (None, int64 max)", []int{2, 6, 8}, []int{2, 6, 8}, 0, int64(0), int64(9223372036854775807), int64(1), false},
+		{"None bounds", []int{4, 5}, []int{4, 5}, 1, nil, nil, int64(1), false},
+		{"negative start", []int{4, 7}, []int{4, 3}, 1, int64(-3), nil, int64(1), false},
+		{"step 2", []int{5, 9}, []int{5, 4}, 1, int64(1), int64(8), int64(2), false},
+		{"step 3 on dim 0", []int{10, 3}, []int{4, 3}, 0, int64(0), nil, int64(3), false},
+		{"strided source", []int{6, 4}, []int{2, 4}, 0, int64(1), int64(3), int64(1), true},
+		{"empty slice", []int{3, 4}, []int{3, 0}, 1, int64(2), int64(2), int64(1), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newGB(t, "slice_scatter")
+			self := b.input("self", randT(rng, tensor.Float32, tc.self...))
+			var src *ir.Node
+			if tc.permuteSrc {
+				s := b.input("src", randT(rng, tensor.Float32, tc.src[1], tc.src[0]))
+				src = b.call("permute", s, ir_tuple(1, 0))
+			} else {
+				src = b.input("src", randT(rng, tensor.Float32, tc.src...))
+			}
+			out := b.call("slice_scatter", self, src, tc.dim, tc.start, tc.end, tc.step)
+			p := checkAgainstEager(t, b.output(b.call("mul", out, 2.0)), fuseAll)
+			noFallback(t, p, "slice_scatter")
+		})
+	}
+}
+
+// scatter_add with a short index (gather's gradient) compiles to a
+// reduction over the index and a pointwise add; duplicates add up. A long
+// index stays an eager fallback.
+func TestScatterAddCompiles(t *testing.T) {
+	rng := rand.New(rand.NewSource(12))
+	idx := func(max int, shape ...int) *tensor.Tensor {
+		x := tensor.New(tensor.Int64, shape...)
+		for i := 0; i < x.Numel(); i++ {
+			x.SetFlat(i, float64(rng.Intn(max)))
+		}
+		return x
+	}
+	for _, tc := range []struct {
+		name    string
+		self    []int
+		index   []int
+		dim     int64
+		compile bool
+	}{
+		{"cross-entropy grad: one target per row", []int{16, 5}, []int{16, 1}, 1, true},
+		{"duplicates along dim 1", []int{4, 6}, []int{4, 9}, 1, true},
+		{"dim 0", []int{5, 3}, []int{7, 3}, 0, true},
+		{"long index falls back", []int{4, 6}, []int{4, 40}, 1, false},
+		{"narrower index falls back", []int{4, 6}, []int{2, 3}, 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newGB(t, "scatter_add")
+			self := b.input("self", randT(rng, tensor.Float32, tc.self...))
+			index := b.input("index", idx(tc.self[tc.dim], tc.index...))
+			src := b.input("src", randT(rng, tensor.Float32, tc.index...))
+			out := b.call("scatter_add", self, tc.dim, index, src)
+			p := checkAgainstEager(t, b.output(out), fuseAll)
+			fallback := false
+			for _, n := range p.Nodes {
+				fallback = fallback || n.Kind == Fallback
+			}
+			if fallback == tc.compile {
+				t.Errorf("fallback %v, want compiled %v:\n%s", fallback, tc.compile, Print(p))
+			}
+		})
+	}
+}
