@@ -32,6 +32,10 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if len(pos) == 1 {
 		path = pos[0]
 	}
+	if err := tui.CheckTerminal(os.Stdin, stdout); err != nil {
+		fmt.Fprintln(stderr, "gcdbg explore:", err)
+		return 2
+	}
 	if *watchFile {
 		return exploreWatch(path, *runs, stdout, stderr)
 	}
