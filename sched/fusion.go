@@ -77,8 +77,10 @@ type state struct {
 	groupOf map[*loopir.Node]*group
 	writer  map[string]*loopir.Node
 	readers map[string][]*loopir.Node
-	outputs map[string]bool
-	nextID  int
+	// readerIdx is readers by program-order index (indexEdges).
+	readerIdx map[string][]int
+	outputs   map[string]bool
+	nextID    int
 	// at is groupOf by program-order index; succIdx and predIdx list, per
 	// node, the nodes reading what it writes and writing what it reads
 	// (the dependence edges, built once: the cycle check walks them often).
@@ -207,7 +209,9 @@ func symbolHints(p *loopir.Program) map[string]int64 {
 	return env
 }
 
-func (s *state) current(g *group) *group { return s.groupOf[g.nodes[0]] }
+// current is the group g's first member now belongs to (g itself until a
+// fusion absorbs it). By program-order index: a slice, not a map lookup.
+func (s *state) current(g *group) *group { return s.at[g.order[0]] }
 
 func (s *state) alive(groups []*group) []*group {
 	seen := map[*group]bool{}
@@ -366,8 +370,8 @@ func (s *state) bytesSaved(a, b *group) int64 {
 }
 
 func (s *state) onlyReadBy(buf string, gs ...*group) bool {
-	for _, r := range s.readers[buf] {
-		g := s.groupOf[r]
+	for _, r := range s.readerIdx[buf] {
+		g := s.at[r]
 		if g != gs[0] && g != gs[1] {
 			return false
 		}

@@ -213,6 +213,14 @@ func (s *state) indexEdges() {
 	for i, n := range s.p.Nodes {
 		idx[n] = i
 	}
+	s.readerIdx = make(map[string][]int, len(s.readers))
+	for buf, rs := range s.readers {
+		ix := make([]int, len(rs))
+		for i, r := range rs {
+			ix[i] = idx[r]
+		}
+		s.readerIdx[buf] = ix
+	}
 	s.succIdx = make([][]int, len(s.p.Nodes))
 	s.predIdx = make([][]int, len(s.p.Nodes))
 	for i, n := range s.p.Nodes {
