@@ -115,6 +115,24 @@ func (nz *normalizer) trainingPass() error {
 	if draws != nil {
 		setRandomInfo(nz.out, randomInfo{draws: draws})
 	}
+	// A recorded draw for a node that draws nothing here means the trace and
+	// the graph disagree about what is random: refuse rather than ignore it.
+	if ex := nz.src.Expected; ex != nil {
+		used := map[string]bool{}
+		for _, d := range draws {
+			used[d.Node] = d.Replayed
+		}
+		var names []string
+		for k := range ex.Random {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			if !used[k] {
+				return fmt.Errorf("graph %q: node %q: expected.random[%q]: the trace records a draw for this node, but in gcdbg's graph it draws no random numbers (a dropout in eval mode or with p = 0?)", nz.src.Name, k, k)
+			}
+		}
+	}
 	return nil
 }
 

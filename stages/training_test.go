@@ -325,3 +325,45 @@ func TestEmbeddingPaddingGrad(t *testing.T) {
 		}
 	}
 }
+
+// A recorded draw must belong to a node that draws: a mask recorded for a
+// dropout that gcdbg's graph runs in eval mode is refused, naming the node.
+func TestRecordedDrawForNonRandomNode(t *testing.T) {
+	src := `{"format":"gcdbg.trace","version":1,"name":"t","graphs":[{"name":"g0","nodes":[
+{"name":"x","op":"placeholder","target":"x","meta":{"dtype":"float32","shape":[2,2]}},
+{"name":"d","op":"call_function","target":"torch.nn.functional.dropout","args":[{"node":"x"}],"kwargs":{"p":0.5,"training":false}},
+{"name":"output","op":"output","target":"output","args":[{"node":"d"}]}],
+"expected":{"random":{"d":{"dtype":"bool","shape":[2,2],"data":"AQABAQ=="}}}}],
+"tensors":{"x":{"dtype":"float32","shape":[2,2],"init":{"dist":"arange"}}}}`
+	tr, err := trace.Parse([]byte(src), t.TempDir(), "t.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(tr, "normalized")
+	if err == nil || !strings.Contains(err.Error(), `node "d": expected.random["d"]`) {
+		t.Errorf("got %v", err)
+	}
+	// In training mode the same mask is replayed: kept elements scaled by 2.
+	tr, _ = trace.Parse([]byte(strings.Replace(src, `"training":false`, `"training":true`, 1)), t.TempDir(), "t.json")
+	units, err := Run(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := units[0].RunEager()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0, 0, 4, 6} // x = arange: [[0 1] [2 3]], mask [[1 0] [1 1]]
+	for i, w := range want {
+		if g := out[0].(*tensor.Tensor).Flat(i); g != w {
+			t.Errorf("element %d = %v, want %v", i, g, w)
+		}
+	}
+	outs, _, err := units[0].RunPipeline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := closeTo(outs[0], out[0].(*tensor.Tensor)); err != nil {
+		t.Errorf("pipeline: %v", err)
+	}
+}
