@@ -367,3 +367,23 @@ func TestRecordedDrawForNonRandomNode(t *testing.T) {
 		t.Errorf("pipeline: %v", err)
 	}
 }
+
+// Embedding(max_norm) mutates its weight on every forward: refused, naming
+// the node and the attr, rather than computed without the renormalization.
+func TestEmbeddingMaxNormRefused(t *testing.T) {
+	src := `{"format":"gcdbg.trace","version":1,"name":"t","graphs":[{"name":"g0","nodes":[
+{"name":"i","op":"placeholder","target":"i"},
+{"name":"emb","op":"call_module","target":"emb","args":[{"node":"i"}],"training":true,
+ "module":{"type":"torch.nn.Embedding","attrs":{"num_embeddings":3,"embedding_dim":2,"max_norm":1.0},"params":{"weight":"emb.weight"}}},
+{"name":"output","op":"output","target":"output","args":[{"node":"emb"}]}]}],
+"tensors":{"i":{"dtype":"int64","shape":[2],"data":"AAAAAAAAAAACAAAAAAAAAA=="},
+"emb.weight":{"dtype":"float32","shape":[3,2],"init":{"dist":"arange"}}}}`
+	tr, err := trace.Parse([]byte(src), t.TempDir(), "t.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(tr, "normalized")
+	if err == nil || !strings.Contains(err.Error(), `node "emb": module.attrs.max_norm:`) {
+		t.Errorf("got %v", err)
+	}
+}
