@@ -91,6 +91,9 @@ func (g *kernelGen) bind(vars map[string]string, prefix string, ranges []loopir.
 		}
 		return
 	}
+	if g.bindGroups(vars, prefix, ranges, loops, names) {
+		return
+	}
 	f := g.flat(names, loops)
 	for i, r := range ranges {
 		if r.String() == "1" {
@@ -105,6 +108,69 @@ func (g *kernelGen) bind(vars map[string]string, prefix string, ranges []loopir.
 		}
 		vars[fmt.Sprintf("%s%d", prefix, i)] = v
 	}
+}
+
+// bindGroups binds by groups when every loop is the product of
+// consecutive ranges (a [64, 128, 512] node over a [8192, 512] nest:
+// x0 covers the first two): each variable is its loop's variable, or a
+// division and modulo of it within its group, instead of an unravelled
+// flat index of the whole nest (a div and mod per dimension that also
+// keeps gcc from vectorizing the innermost loop). False when the ranges
+// do not group that way (static sizes only); bind then unravels.
+func (g *kernelGen) bindGroups(vars map[string]string, prefix string, ranges []loopir.Expr, loops []loopir.Expr, names []string) bool {
+	type dim struct {
+		i int
+		n int64
+	}
+	var ds []dim
+	for i, r := range ranges {
+		if r.String() == "1" {
+			continue
+		}
+		c, ok := r.(loopir.Const)
+		if !ok {
+			return false
+		}
+		ds = append(ds, dim{i, c.V})
+	}
+	out := map[string]string{}
+	k := 0
+	for j, l := range loops {
+		c, ok := l.(loopir.Const)
+		if !ok {
+			return false
+		}
+		start, prod := k, int64(1)
+		for k < len(ds) && prod < c.V {
+			prod *= ds[k].n
+			k++
+		}
+		if prod != c.V || k == start {
+			return false
+		}
+		group := ds[start:k]
+		for gi, d := range group {
+			v := names[j]
+			rest := int64(1)
+			for _, e := range group[gi+1:] {
+				rest *= e.n
+			}
+			if rest != 1 {
+				v = fmt.Sprintf("(%s / %d)", v, rest)
+			}
+			if gi > 0 {
+				v = fmt.Sprintf("(%s %% %d)", v, d.n)
+			}
+			out[fmt.Sprintf("%s%d", prefix, d.i)] = v
+		}
+	}
+	if k != len(ds) {
+		return false
+	}
+	for name, v := range out {
+		vars[name] = v
+	}
+	return true
 }
 
 // level says where a member runs: "outer" (once per outer point), "inner"
