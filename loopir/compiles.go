@@ -1,6 +1,9 @@
 package loopir
 
-import "gcdbg/ir"
+import (
+	"gcdbg/ir"
+	"gcdbg/tensor"
+)
 
 // Compiles reports whether Lower turns a call of the core op into compiled
 // loops or a generated library call (true) rather than an eager fallback
@@ -19,4 +22,15 @@ func Compiles(op string) bool {
 		return true // picks a result of a tuple-valued extern
 	}
 	return d.Kind == ir.KindPointwise
+}
+
+// RunBuffers executes p one kernel per node and returns every buffer it
+// holds afterwards (inputs, constants and each node's result), by name:
+// the values a debugger compares node by node with the eager interpreter.
+func RunBuffers(p *Program, inputs map[string]*tensor.Tensor) (map[string]*tensor.Tensor, error) {
+	r, err := run(p, nil, inputs)
+	if err != nil {
+		return nil, err
+	}
+	return r.bufs, nil
 }
