@@ -18,7 +18,8 @@ import (
 
 // The PyTorch 2.6 training logs of testdata/pt2 (gen_train_logs.py: each
 // model compiled with torch.compile, Inductor, and trained one SGD step on
-// a cross-entropy loss). Parameters are inputs of Dynamo's graph there.
+// a cross-entropy loss; input_grad differentiates a loss with respect to
+// an input). Parameters are inputs of Dynamo's graph there.
 var trainLogs = []struct {
 	file   string
 	params []string // the trainable inputs, in the graph's order
@@ -30,6 +31,8 @@ var trainLogs = []struct {
 		"L_fn_modules_4_parameters_weight_", "L_fn_modules_4_parameters_bias_"}, "L_args_0_"},
 	{"classifier_train.log", []string{"L_self_modules_fc1_parameters_weight_", "L_self_modules_fc1_parameters_bias_",
 		"L_self_modules_fc2_parameters_weight_", "L_self_modules_fc2_parameters_bias_"}, "L_x_"},
+	// no parameters: an input that requires grad, beside one that does not
+	{"input_grad.log", []string{"L_x_"}, "L_s_"},
 }
 
 // A training log gets gcdbg's own joint, forward and backward graphs: the

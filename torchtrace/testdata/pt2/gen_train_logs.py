@@ -59,14 +59,28 @@ def classifier():
     return Classifier(), torch.randn(16, 20), torch.randint(0, 5, (16,))
 
 
-MODELS = {"mlp_train": mlp, "convnet_train": convnet, "classifier_train": classifier}
+class InputGrad(nn.Module):
+    """No parameters: the gradient is taken with respect to an input (x.requires_grad_()); the
+    second input (a scale) does not require grad."""
+
+    def forward(self, x, s):
+        return (torch.sin(x) * s).sum(dim=1)
+
+
+def input_grad():
+    x = torch.randn(6, 10).requires_grad_()
+    return InputGrad(), (x, torch.rand(6, 10) + 0.5), None
+
+
+MODELS = {"mlp_train": mlp, "convnet_train": convnet, "classifier_train": classifier, "input_grad": input_grad}
 
 
 def run(name, make, out_dir):
     torch.manual_seed(0)
     model, x, y = make()
     model.train()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    params = list(model.parameters())
+    opt = torch.optim.SGD(params, lr=0.1) if params else None
     calls = []  # (placeholder names, real args, outputs) per compiled graph
 
     def backend(gm, example_inputs):
@@ -89,6 +103,8 @@ def run(name, make, out_dir):
     compiled = torch.compile(model, backend=backend)
     if isinstance(model, Classifier):
         loss = compiled(x, y)
+    elif isinstance(model, InputGrad):
+        loss = (compiled(*x) ** 2).mean()
     else:
         loss = nn.functional.cross_entropy(compiled(x), y)
     loss.backward()
@@ -101,7 +117,8 @@ def run(name, make, out_dir):
     for n, a in zip(rec["names"], rec["args"]):
         if isinstance(a, torch.Tensor) and a.grad is not None:
             expected["grads/" + n] = a.grad.detach().clone()
-    opt.step()
+    if opt is not None:
+        opt.step()
     write_safetensors(os.path.join(out_dir, name + "-0_0.safetensors"), inputs)
     write_safetensors(os.path.join(out_dir, name + "-0_0.expected.safetensors"), expected)
     print("%s: %d graph(s), loss %.6f, grads for %s" % (name, len(calls), loss.item(),
