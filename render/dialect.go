@@ -125,7 +125,7 @@ var C = Dialect{
 // kernel over a flat grid (one thread per output point).
 var CUDA = Dialect{
 	Name: "cuda", Device: "cuda", Ext: ".cu",
-	Prelude:      cudaPrelude,
+	Prelude:      cudaPrelude + philoxPreludeCUDA,
 	KernelPrefix: `extern "C" __global__ void`, Restrict: "__restrict__",
 	SharedMem: "__shared__", Barrier: "__syncthreads();",
 	GlobalIdx:  "((int64_t)blockIdx.x * blockDim.x + threadIdx.x)",
@@ -134,7 +134,7 @@ var CUDA = Dialect{
 	Shuffle: "__shfl_down_sync(0xffffffffu, $0, $1)", WarpSize: 32,
 	Types:       cTypes,
 	Math:        mathTable(func(f string) string { return f + "f" }, func(f string) string { return f }),
-	Ops:         commonOps(),
+	Ops:         withPhilox(commonOps()),
 	FloatSuffix: map[tensor.DType]string{tensor.Float32: "f"},
 	Inf:         "INFINITY", NaN: "NAN",
 }
@@ -143,7 +143,7 @@ var CUDA = Dialect{
 // (bool is stored as uchar).
 var OpenCL = Dialect{
 	Name: "opencl", Device: "opencl", Ext: ".cl",
-	Prelude:      clPrelude,
+	Prelude:      clPrelude + philoxPreludeOpenCL,
 	KernelPrefix: "__kernel void", BufferQualifier: "__global ", Restrict: "restrict",
 	SharedMem: "__local", Barrier: "barrier(CLK_LOCAL_MEM_FENCE);",
 	GlobalIdx: "((long)get_global_id(0))", GlobalSize: "((long)get_global_size(0))",
@@ -154,7 +154,7 @@ var OpenCL = Dialect{
 		tensor.Int64: "long", tensor.Float32: "float", tensor.Float64: "double",
 	},
 	Math:        clMath(),
-	Ops:         commonOps(),
+	Ops:         withPhilox(commonOps()),
 	FloatSuffix: map[tensor.DType]string{tensor.Float32: "f"},
 	Inf:         "INFINITY", NaN: "NAN",
 }
