@@ -1,0 +1,302 @@
+package ir
+
+import (
+	"fmt"
+	"math"
+
+	"gcdbg/tensor"
+)
+
+// 1-D pooling, adaptive max pooling, local response norm and the RNN cells.
+
+// one reads an int or a 1-element list.
+func one(a Args, i int) (int, error) {
+	v, err := a.IntsN(i, 1)
+	if err != nil {
+		return 0, err
+	}
+	if len(v) != 1 {
+		return 0, a.errf(i, "expected one value, got %v", v)
+	}
+	return v[0], nil
+}
+
+// pool1d runs a 2-D pool on x viewed as [N, C, 1, L].
+func pool1d(op string, a Args, vals []Value) (Value, error) {
+	x, err := a.Tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	if x.Dim() != 2 && x.Dim() != 3 {
+		return nil, fmt.Errorf("%s: expected 2-D or 3-D input, got %v", a.Op.Name, x.Shape)
+	}
+	u, err := tensor.Unsqueeze(x, -2)
+	if err != nil {
+		return nil, err
+	}
+	vals[0] = u
+	r, err := Call(Lookup("aten."+op), vals)
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Squeeze(r.(*tensor.Tensor), []int{-2})
+}
+
+// AdaptiveMaxPool is adaptive max pooling over the trailing len(out) dims
+// (NaN propagates, as in PyTorch).
+func AdaptiveMaxPool(x *tensor.Tensor, out []int) (*tensor.Tensor, error) {
+	k := len(out)
+	if x.Dim() < k+1 || x.Dim() > k+2 {
+		return nil, fmt.Errorf("adaptive_max_pool%dd: expected %d-D or %d-D input, got %v", k, k+1, k+2, x.Shape)
+	}
+	if !x.DType.IsFloat() {
+		return nil, fmt.Errorf("\"adaptive_max_pool%dd\" not implemented for '%s'", k, x.DType)
+	}
+	res := x.Contiguous()
+	for i := k - 1; i >= 0; i-- {
+		d := x.Dim() - k + i
+		in, o := res.Shape[d], out[i]
+		if o <= 0 || in <= 0 {
+			return nil, fmt.Errorf("adaptive_max_pool: output size %d and input size %d must be positive", o, in)
+		}
+		shape := append([]int{}, res.Shape...)
+		shape[d] = o
+		next := tensor.New(x.DType, shape...)
+		outer, inner := 1, 1
+		for j := 0; j < d; j++ {
+			outer *= shape[j]
+		}
+		for j := d + 1; j < len(shape); j++ {
+			inner *= shape[j]
+		}
+		src := res.Floats()
+		for j := 0; j < o; j++ {
+			s, e := j*in/o, ((j+1)*in+o-1)/o
+			for a := 0; a < outer; a++ {
+				for b := 0; b < inner; b++ {
+					m := math.Inf(-1)
+					for t := s; t < e; t++ {
+						v := src[(a*in+t)*inner+b]
+						if v > m || math.IsNaN(v) {
+							m = v
+							if math.IsNaN(v) {
+								break
+							}
+						}
+					}
+					next.SetFlat((a*o+j)*inner+b, m)
+				}
+			}
+		}
+		res = next
+	}
+	return res, nil
+}
+
+// LocalResponseNorm is F.local_response_norm over dim 1.
+func LocalResponseNorm(x *tensor.Tensor, size int, alpha, beta, k float64) (*tensor.Tensor, error) {
+	if x.Dim() < 3 {
+		return nil, fmt.Errorf("Expected 3D or higher dimensionality input (got %d dimensions)", x.Dim())
+	}
+	if size <= 0 {
+		return nil, fmt.Errorf("local_response_norm: size must be positive, got %d", size)
+	}
+	if !x.DType.IsFloat() {
+		return nil, fmt.Errorf("local_response_norm: expected a floating tensor")
+	}
+	c := x.Shape[1]
+	inner := 1
+	for i := 2; i < x.Dim(); i++ {
+		inner *= x.Shape[i]
+	}
+	src := x.Contiguous().Floats()
+	out := tensor.New(x.DType, x.Shape...)
+	for n := 0; n < x.Shape[0]; n++ {
+		for ch := 0; ch < c; ch++ {
+			for i := 0; i < inner; i++ {
+				s := 0.0
+				for j := ch - size/2; j <= ch+(size-1)/2; j++ {
+					if j >= 0 && j < c {
+						v := src[(n*c+j)*inner+i]
+						s += v * v
+					}
+				}
+				v := src[(n*c+ch)*inner+i]
+				out.SetFlat((n*c+ch)*inner+i, v/math.Pow(k+alpha*s/float64(size), beta))
+			}
+		}
+	}
+	return out, nil
+}
+
+// rnnGates computes x @ w_ih^T + b_ih and h @ w_hh^T + b_hh.
+func rnnGates(x, h, wih, whh, bih, bhh *tensor.Tensor) (*tensor.Tensor, *tensor.Tensor, error) {
+	gi, err := tensor.Linear(x, wih, bih)
+	if err != nil {
+		return nil, nil, err
+	}
+	gh, err := tensor.Linear(h, whh, bhh)
+	if err != nil {
+		return nil, nil, err
+	}
+	return gi, gh, nil
+}
+
+// GRUCell is torch.nn.GRUCell's step: r, z, n gates in that order.
+func GRUCell(x, h, wih, whh, bih, bhh *tensor.Tensor) (*tensor.Tensor, error) {
+	gi, gh, err := rnnGates(x, h, wih, whh, bih, bhh)
+	if err != nil {
+		return nil, err
+	}
+	hs := gi.Shape[gi.Dim()-1] / 3
+	part := func(t *tensor.Tensor, k int) *tensor.Tensor {
+		p, _ := tensor.Narrow(t, t.Dim()-1, k*hs, hs)
+		return p
+	}
+	sig := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
+	return tensor.MapFloat("gru_cell", func(v []float64) float64 {
+		r := sig(v[0] + v[3])
+		z := sig(v[1] + v[4])
+		n := math.Tanh(v[2] + r*v[5])
+		return (1-z)*n + z*v[6]
+	}, part(gi, 0), part(gi, 1), part(gi, 2), part(gh, 0), part(gh, 1), part(gh, 2), h)
+}
+
+// LSTMCell is torch.nn.LSTMCell's step: i, f, g, o gates; returns (h, c).
+func LSTMCell(x, h, c, wih, whh, bih, bhh *tensor.Tensor) (*tensor.Tensor, *tensor.Tensor, error) {
+	gi, gh, err := rnnGates(x, h, wih, whh, bih, bhh)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := tensor.Binary("add", gi, gh)
+	if err != nil {
+		return nil, nil, err
+	}
+	hs := g.Shape[g.Dim()-1] / 4
+	part := func(k int) *tensor.Tensor {
+		p, _ := tensor.Narrow(g, g.Dim()-1, k*hs, hs)
+		return p
+	}
+	sig := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
+	cy, err := tensor.MapFloat("lstm_cell", func(v []float64) float64 {
+		return sig(v[1])*v[4] + sig(v[0])*math.Tanh(v[2])
+	}, part(0), part(1), part(2), part(3), c)
+	if err != nil {
+		return nil, nil, err
+	}
+	hy, err := tensor.MapFloat("lstm_cell", func(v []float64) float64 { return sig(v[0]) * math.Tanh(v[1]) }, part(3), cy)
+	return hy, cy, err
+}
+
+func init() {
+	Register("max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False)", KindPool, func(a Args) (Value, error) {
+		k, err := one(a, 1)
+		if err != nil {
+			return nil, err
+		}
+		s := k
+		if l, ok := a.V[2].(Tuple); a.V[2] != nil && (!ok || len(l) > 0) {
+			if s, err = one(a, 2); err != nil {
+				return nil, err
+			}
+		}
+		p, err := one(a, 3)
+		if err != nil {
+			return nil, err
+		}
+		d, err := one(a, 4)
+		if err != nil {
+			return nil, err
+		}
+		return pool1d("max_pool2d", a, []Value{nil, Tuple{int64(1), int64(k)}, Tuple{int64(1), int64(s)}, Tuple{int64(0), int64(p)}, Tuple{int64(1), int64(d)}, a.V[5], a.V[6]})
+	})
+	Register("avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True)", KindPool, func(a Args) (Value, error) {
+		k, err := one(a, 1)
+		if err != nil {
+			return nil, err
+		}
+		s := k
+		if l, ok := a.V[2].(Tuple); a.V[2] != nil && (!ok || len(l) > 0) {
+			if s, err = one(a, 2); err != nil {
+				return nil, err
+			}
+		}
+		p, err := one(a, 3)
+		if err != nil {
+			return nil, err
+		}
+		return pool1d("avg_pool2d", a, []Value{nil, Tuple{int64(1), int64(k)}, Tuple{int64(1), int64(s)}, Tuple{int64(0), int64(p)}, a.V[4], a.V[5], nil})
+	})
+	Register("adaptive_avg_pool1d(input, output_size)", KindPool, func(a Args) (Value, error) {
+		o, err := one(a, 1)
+		if err != nil {
+			return nil, err
+		}
+		return pool1d("adaptive_avg_pool2d", a, []Value{nil, Tuple{int64(1), int64(o)}})
+	})
+	for _, k := range []int{1, 2} {
+		dims := k
+		Register(fmt.Sprintf("adaptive_max_pool%dd(input, output_size, return_indices=False)", k), KindPool, func(a Args) (Value, error) {
+			r := &ar{a: a}
+			x := r.t(0)
+			if r.err != nil {
+				return nil, r.err
+			}
+			out, err := a.IntsN(1, dims)
+			if err != nil {
+				return nil, err
+			}
+			if a.V[2] == true {
+				return nil, a.errf(2, "return_indices=True is not supported by gcdbg")
+			}
+			if len(out) != dims {
+				return nil, a.errf(1, "expected %d output sizes, got %v", dims, out)
+			}
+			for i, o := range out {
+				if o < 0 { // None in PyTorch keeps the input size
+					out[i] = x.Shape[x.Dim()-dims+i]
+				}
+			}
+			return r.done(AdaptiveMaxPool(x, out))
+		})
+	}
+	Register("local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0)", KindNorm, func(a Args) (Value, error) {
+		r := &ar{a: a}
+		x, n, al, be, k := r.t(0), r.i(1), r.f(2), r.f(3), r.f(4)
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.done(LocalResponseNorm(x, n, al, be, k))
+	})
+	Register("gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None)", KindOther, func(a Args) (Value, error) {
+		r := &ar{a: a}
+		return r.done(GRUCell(r.t(0), r.t(1), r.t(2), r.t(3), r.ot(4), r.ot(5)))
+	})
+	Register("lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None)", KindOther, func(a Args) (Value, error) {
+		r := &ar{a: a}
+		x := r.t(0)
+		var hc []Value
+		switch v := a.V[1].(type) {
+		case Tuple:
+			hc = v
+		case List:
+			hc = v
+		}
+		if len(hc) != 2 {
+			return nil, a.errf(1, "expected (h, c)")
+		}
+		h, ok1 := hc[0].(*tensor.Tensor)
+		c, ok2 := hc[1].(*tensor.Tensor)
+		if !ok1 || !ok2 {
+			return nil, a.errf(1, "expected two tensors (h, c)")
+		}
+		hy, cy, err := LSTMCell(x, h, c, r.t(2), r.t(3), r.ot(4), r.ot(5))
+		if r.err != nil {
+			return nil, r.err
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a.Op.Name, err)
+		}
+		return Tuple{hy, cy}, nil
+	})
+}

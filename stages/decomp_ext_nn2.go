@@ -1,0 +1,235 @@
+package stages
+
+import (
+	"math"
+
+	"gcdbg/ir"
+	"gcdbg/tensor"
+)
+
+// Decompositions of ir/ops_ext_nn2.go: 1-D and adaptive pooling as
+// strided slices or index_select windows with maximum / sum (compiled),
+// local response norm as a sum of channel slices, the RNN cells as linear
+// layers and pointwise gates.
+
+func init() {
+	decompositions = append(decompositions, extNN2Decompositions...)
+	sortDecompositions()
+}
+
+var extNN2Decompositions = []decomposition{
+	{"aten.max_pool1d", "max_pool1d(x, k, s, p, d) = maximum over j < k of slice(pad(x, p, -inf), -1, j*d, .., s)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			if b.bool(a[6]) {
+				b.failf("max_pool1d: return_indices=True is not supported by gcdbg")
+				return nil
+			}
+			k, s, p, d := b.poolArgs(a[1], a[2], a[3], a[4])
+			return b.pool1d(a[0], k, s, p, d, b.bool(a[5]), "max")
+		}},
+	{"aten.avg_pool1d", "avg_pool1d(x, k, s, p) = sum over j < k of slice(pad(x, p, 0), -1, j, .., s) / k; ceil_mode or count_include_pad=False: avg_pool2d over a height-1 view",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			k, s, p, _ := b.poolArgs(a[1], a[2], a[3], int64(1))
+			if b.bool(a[4]) || !b.bool(a[5]) {
+				x2 := b.o("unsqueeze", a[0], int64(-2))
+				y := b.o("avg_pool2d", x2, sizesArg([]int{1, k}), sizesArg([]int{1, s}), sizesArg([]int{0, p}), a[4], a[5])
+				return b.o("squeeze", y, ir.Tuple{int64(-2)})
+			}
+			return b.pool1d(a[0], k, s, p, 1, false, "avg")
+		}},
+	{"aten.adaptive_avg_pool1d", "adaptive_avg_pool1d(x, o) = sum over j < K of where(start + j < end, index_select(x, -1, min(start + j, end - 1)), 0) / (end - start)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.adaptive(a[0], b.ints(a[1]), "avg") }},
+	{"aten.adaptive_max_pool1d", "adaptive_max_pool1d(x, o) = maximum over j < K of index_select(x, -1, min(start + j, end - 1)), start = floor(i*L/o), end = ceil((i+1)*L/o)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			if b.bool(a[2]) {
+				b.failf("adaptive_max_pool1d: return_indices=True is not supported by gcdbg")
+				return nil
+			}
+			return b.adaptive(a[0], b.ints(a[1]), "max")
+		}},
+	{"aten.adaptive_max_pool2d", "adaptive_max_pool2d(x, o) = adaptive_max_pool1d over W, then over H (max is separable)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			if b.bool(a[2]) {
+				b.failf("adaptive_max_pool2d: return_indices=True is not supported by gcdbg")
+				return nil
+			}
+			out := b.ints(a[1])
+			if len(out) == 1 {
+				out = []int{out[0], out[0]}
+			}
+			return b.adaptive(a[0], out, "max")
+		}},
+	{"aten.local_response_norm", "local_response_norm(x, n, alpha, beta, k) = x / (k + alpha / n * sum of n channel slices of pad(x^2, n/2, (n-1)/2))^beta",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			x := a[0]
+			xs := b.shape(x)
+			n := b.int(a[1])
+			if len(xs) < 3 || n <= 0 {
+				b.failf("local_response_norm: expected 3D or higher dimensionality input and a positive size (got %v, %d)", xs, n)
+				return nil
+			}
+			sq := b.padDim(b.o("mul", x, x), 1, n/2, (n-1)/2, "constant", nil)
+			var s ir.Arg
+			for j := 0; j < n; j++ {
+				sl := b.o("slice", sq, int64(1), int64(j), int64(j+xs[1]))
+				if s == nil {
+					s = sl
+				} else {
+					s = b.o("add", s, sl)
+				}
+			}
+			div := b.o("pow", b.o("add", b.o("mul", b.o("div", s, int64(n)), a[2]), a[4]), a[3])
+			return b.o("div", x, div)
+		}},
+	{"aten.gru_cell", "gru_cell(x, h) = n + z * (h - n), r = sigmoid(xr + hr), z = sigmoid(xz + hz), n = tanh(xn + r * hn), x* and h* the thirds of linear(x, w_ih, b_ih) and linear(h, w_hh, b_hh)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			gi := decompLinear(b, []ir.Arg{a[0], a[2], a[4]})
+			gh := decompLinear(b, []ir.Arg{a[1], a[3], a[5]})
+			gs := b.shape(gi)
+			d := len(gs) - 1
+			hs := gs[d] / 3
+			part := func(t ir.Arg, k int) ir.Arg { return b.o("slice", t, int64(d), int64(k*hs), int64((k+1)*hs)) }
+			r := b.o("sigmoid", b.o("add", part(gi, 0), part(gh, 0)))
+			z := b.o("sigmoid", b.o("add", part(gi, 1), part(gh, 1)))
+			n := b.o("tanh", b.o("add", part(gi, 2), b.o("mul", r, part(gh, 2))))
+			return b.o("add", n, b.o("mul", z, b.o("sub", a[1], n)))
+		}},
+	{"aten.lstm_cell", "lstm_cell(x, (h, c)) = (o * tanh(c'), c'), c' = f * c + i * g; i, f, o = sigmoid, g = tanh of the quarters of linear(x, w_ih, b_ih) + linear(h, w_hh, b_hh)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			hc := b.tensors(a[1])
+			if len(hc) != 2 {
+				b.failf("lstm_cell: expected hx = (h, c)")
+				return nil
+			}
+			g := b.o("add", decompLinear(b, []ir.Arg{a[0], a[2], a[4]}), decompLinear(b, []ir.Arg{hc[0], a[3], a[5]}))
+			gs := b.shape(g)
+			d := len(gs) - 1
+			hs := gs[d] / 4
+			part := func(k int) ir.Arg { return b.o("slice", g, int64(d), int64(k*hs), int64((k+1)*hs)) }
+			i, f, gg, o := b.o("sigmoid", part(0)), b.o("sigmoid", part(1)), b.o("tanh", part(2)), b.o("sigmoid", part(3))
+			c := b.o("add", b.o("mul", f, hc[1]), b.o("mul", i, gg))
+			return ir.Tuple{b.o("mul", o, b.o("tanh", c)), c}
+		}},
+}
+
+func (b *builder) poolArgs(ka, sa, pa, da ir.Arg) (k, s, p, d int) {
+	first := func(v ir.Arg) int {
+		xs := b.ints(v)
+		if len(xs) == 0 {
+			return 0
+		}
+		return xs[0]
+	}
+	k = first(ka)
+	s = k
+	if sa != nil {
+		if t := b.ints(sa); len(t) > 0 {
+			s = t[0]
+		}
+	}
+	return k, s, first(pa), first(da)
+}
+
+// pool1d slides a window over the last dim with strided slices.
+func (b *builder) pool1d(x ir.Arg, k, s, p, d int, ceil bool, op string) ir.Arg {
+	xs := b.shape(x)
+	if len(xs) < 2 || k <= 0 || s <= 0 || d <= 0 || p < 0 || p > k/2 {
+		b.failf("%s_pool1d: bad arguments kernel %d stride %d padding %d dilation %d for input %v", op, k, s, p, d, xs)
+		return nil
+	}
+	L := xs[len(xs)-1]
+	num := L + 2*p - d*(k-1) - 1
+	lo := num/s + 1
+	if ceil {
+		lo = (num+s-1)/s + 1
+		if (lo-1)*s >= L+p {
+			lo--
+		}
+	}
+	if lo <= 0 {
+		b.failf("%s_pool1d: output size is too small", op)
+		return nil
+	}
+	last := len(xs) - 1
+	right := max(p, (lo-1)*s+(k-1)*d+1-L-p)
+	var fill ir.Arg = int64(0)
+	if op == "max" {
+		fill = math.Inf(-1)
+	}
+	xp := b.padDim(x, last, p, right, "constant", fill)
+	var r ir.Arg
+	for j := 0; j < k; j++ {
+		sl := b.o("slice", xp, int64(last), int64(j*d), int64(j*d+(lo-1)*s+1), int64(s))
+		switch {
+		case r == nil:
+			r = sl
+		case op == "max":
+			r = b.o("maximum", r, sl)
+		default:
+			r = b.o("add", r, sl)
+		}
+	}
+	if op == "avg" {
+		return b.o("div", r, int64(k))
+	}
+	if k == 1 {
+		return b.o("clone", r)
+	}
+	return r
+}
+
+// adaptive pools the trailing len(out) dims, last first.
+func (b *builder) adaptive(x ir.Arg, out []int, op string) ir.Arg {
+	xs := b.shape(x)
+	if len(xs) < len(out)+1 {
+		b.failf("adaptive pooling: input %v has too few dims for output size %v", xs, out)
+		return nil
+	}
+	if op == "max" && !b.dtype(x).IsFloat() {
+		b.failf("adaptive_max_pool: expected a floating tensor")
+		return nil
+	}
+	for i := len(out) - 1; i >= 0; i-- {
+		d := len(xs) - len(out) + i
+		in, o := xs[d], out[i]
+		if o < 0 {
+			continue
+		}
+		if o <= 0 || in <= 0 {
+			b.failf("adaptive pooling: output size %d and input size %d must be positive", o, in)
+			return nil
+		}
+		K := 0
+		for j := 0; j < o; j++ {
+			K = max(K, ((j+1)*in+o-1)/o-j*in/o)
+		}
+		j := b.indexRange(0, o)
+		start := b.o("floor_divide", b.o("mul", j, int64(in)), int64(o))
+		end := b.o("floor_divide", b.o("add", b.o("mul", j, int64(in)), int64(in+o-1)), int64(o))
+		var r ir.Arg
+		for t := 0; t < K; t++ {
+			pos := b.o("add", start, int64(t))
+			idx := b.o("minimum", pos, b.o("sub", end, int64(1)))
+			v := b.o("index_select", x, int64(d), idx)
+			if op == "avg" {
+				v = b.o("where", b.bcast(b.o("lt", pos, end), d, len(xs)), v, b.o("full", ir.Tuple{}, int64(0), b.dtype(x)))
+			}
+			switch {
+			case r == nil:
+				r = v
+			case op == "max":
+				r = b.o("maximum", r, v)
+			default:
+				r = b.o("add", r, v)
+			}
+		}
+		if op == "avg" {
+			cnt := b.o("to_dtype", b.o("sub", end, start), b.dtype(x))
+			r = b.o("div", r, b.bcast(cnt, d, len(xs)))
+		}
+		x = r
+	}
+	return x
+}
+
+var _ = tensor.Float32
