@@ -2,6 +2,7 @@ package stages
 
 import (
 	"fmt"
+	"hash/fnv"
 	"runtime"
 	"sort"
 	"strings"
@@ -33,9 +34,15 @@ import (
 //     numbers, but not PyTorch's, so comparing with PyTorch elementwise means
 //     nothing (Unit.RandomDraws says which nodes, FunctionalInfo.OwnRandom).
 
-// RandomSeed is the Philox key of gcdbg's own draws; each random node of a
-// graph reads its own range of counters (offset).
-const RandomSeed = 0
+// RandomSeed is the Philox key of gcdbg's own draws in the graph called
+// name (FNV-1a of the name, so the graphs of a trace with graph breaks draw
+// independent streams); each random node of a graph reads its own range of
+// counters (RandomDraw.Offset).
+func RandomSeed(name string) int64 {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return int64(h.Sum32())
+}
 
 // RandomPrefix starts the tensor name of a recorded draw: the draw of node
 // n is Graph.Tensors[RandomPrefix+n].
@@ -286,6 +293,9 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 		if d.Name == "aten.dropout" && rec.DType != tensor.Bool {
 			return nil, nil, fmt.Errorf("expected.random[%q]: a dropout's draw is its keep mask, dtype bool; got %s", name, rec.DType)
 		}
+		if m := n.Meta.Tensor; d.Name != "aten.dropout" && m != nil && rec.DType != m.DType {
+			return nil, nil, fmt.Errorf("expected.random[%q]: recorded draw is %s, the node's value %s", name, rec.DType, m.DType)
+		}
 		key := RandomPrefix + name
 		nz.addTensor(key, rec)
 		ga := &ir.Node{Name: nz.fresh(key), Op: ir.GetAttr, Target: key}
@@ -306,8 +316,8 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 				dt, _ = a[1].(tensor.DType)
 			}
 		}
-		if !dt.IsFloat() {
-			dt = tensor.Float32
+		if !dt.IsFloat() { // PyTorch: "not implemented for 'Long'"
+			return nil, nil, fmt.Errorf("args: %s draws floating values only, got dtype %s", d.Name, dt)
 		}
 		op := "aten.philox_rand"
 		if d.Name == "aten.randn_like" {
@@ -315,7 +325,7 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 			*offset += numel // Box-Muller reads two counters per element
 		}
 		*offset += (numel + 3) / 4 * 4
-		u, err := nz.callFor(n, op, size, int64(RandomSeed), draw.Offset, dt)
+		u, err := nz.callFor(n, op, size, RandomSeed(nz.src.Name), draw.Offset, dt)
 		if err != nil {
 			return nil, nil, err
 		}

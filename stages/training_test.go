@@ -100,7 +100,7 @@ func closeTo(got ir.Value, want *tensor.Tensor) error {
 // reference (the normalized graph, which mutates the buffers in place).
 func TestTrainingFixturesMatchPyTorch(t *testing.T) {
 	for _, name := range []string{"bn_dropout_train", "frozen_bn", "mlp_bn_cumulative", "random_ops", "group_instance_norm"} {
-		for _, u := range trainUnits(t, "../fixtures/"+name+".json", "") {
+		for _, u := range trainUnits(t, "../fixtures/"+name+".json", "backward") {
 			ex := u.Captured.Expected
 			where := name + "/" + u.Captured.Name
 			outs, grads, err := u.RunPipeline()
@@ -220,7 +220,7 @@ func TestTrainingFlagRequired(t *testing.T) {
 			t.Errorf("%s without training: %v", typ, err)
 		}
 		tr, _ = trace.Parse([]byte(strings.Replace(src, `"attrs":{"num_features":2},`, `"attrs":{"num_features":2},"training":false,`, 1)), t.TempDir(), "t.json")
-		if _, err := Run(tr, ""); err != nil {
+		if _, err := Run(tr, "backward"); err != nil {
 			t.Errorf("%s in eval mode: %v", typ, err)
 		}
 	}
@@ -230,7 +230,7 @@ func TestTrainingFlagRequired(t *testing.T) {
 // (Unit.OwnRandom), eager and pipeline agree elementwise, and a dropout
 // keeps about 1 - p of its input.
 func TestOwnRandomDraws(t *testing.T) {
-	u := trainUnits(t, "../fixtures/own_draws/random_own.json", "")[0]
+	u := trainUnits(t, "../fixtures/own_draws/random_own.json", "backward")[0]
 	if got := strings.Join(u.OwnRandom(), ","); got != "drop,dropout,randn_like" {
 		t.Errorf("own draws %q", got)
 	}
@@ -260,7 +260,7 @@ func TestOwnRandomDraws(t *testing.T) {
 	ph := &ir.Node{Name: "x", Op: ir.Placeholder, Target: "x"}
 	dr := &ir.Node{Name: "d", Op: ir.CallFunction, Target: "torch.nn.functional.dropout", Args: []ir.Arg{ph, 0.3, true}}
 	g.Nodes = []*ir.Node{ph, dr, {Name: "output", Op: ir.Output, Target: "output", Args: []ir.Arg{dr}}}
-	units, err := Run(&trace.Trace{Name: "t", Graphs: []*ir.Graph{g}}, "")
+	units, err := Run(&trace.Trace{Name: "t", Graphs: []*ir.Graph{g}}, "backward")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestEmbeddingPaddingGrad(t *testing.T) {
 	if len(paths) == 0 {
 		t.Fatal("no fixtures/embedding_padding.json")
 	}
-	for _, u := range trainUnits(t, paths[0], "") {
+	for _, u := range trainUnits(t, paths[0], "backward") {
 		ex := u.Captured.Expected
 		_, jgrads, err := u.RunJoint()
 		if err != nil {
@@ -345,7 +345,7 @@ func TestRecordedDrawForNonRandomNode(t *testing.T) {
 	}
 	// In training mode the same mask is replayed: kept elements scaled by 2.
 	tr, _ = trace.Parse([]byte(strings.Replace(src, `"training":false`, `"training":true`, 1)), t.TempDir(), "t.json")
-	units, err := Run(tr, "")
+	units, err := Run(tr, "backward")
 	if err != nil {
 		t.Fatal(err)
 	}
