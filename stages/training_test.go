@@ -387,3 +387,28 @@ func TestEmbeddingMaxNormRefused(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// The decomposed forms are differentiated by the core ops' derivatives:
+// gradcheck the decomposed graph of each training op too (finite
+// differences on float64 inputs).
+func TestDecomposedTrainingOpsGradcheck(t *testing.T) {
+	for _, op := range []string{"batch_norm", "batch_norm_functional", "dropout_masked"} {
+		gc := newGradGraph(op)
+		gradCases[op](gc)
+		if gc.err != nil {
+			t.Fatalf("%s: %v", op, gc.err)
+		}
+		dg, err := decomposeGraph(gc.g)
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		for _, n := range dg.Nodes {
+			if n.Op == ir.CallFunction && !ir.IsCore(n.Target) {
+				t.Errorf("%s: decomposed graph keeps %s", op, n.Target)
+			}
+		}
+		if gradcheck(t, op+" (decomposed)", dg) == 0 {
+			t.Errorf("%s: nothing gradchecked", op)
+		}
+	}
+}
