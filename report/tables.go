@@ -146,6 +146,9 @@ func runTables(b *strings.Builder, gr *runner.GraphResult) {
 	}
 	b.WriteString("</table>\n")
 	fmt.Fprintf(b, "<p>%s</p>\n", esc(gr.Verdict))
+	if gr.FirstDifference != "" {
+		fmt.Fprintf(b, "<p class=\"bad\">where to look: %s</p>\n", esc(gr.FirstDifference))
+	}
 	if gr.NotComparedWithPyTorch != "" {
 		fmt.Fprintf(b, "<p>vs PyTorch: %s</p>\n", esc(gr.NotComparedWithPyTorch))
 	}

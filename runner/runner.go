@@ -49,6 +49,10 @@ type GraphResult struct {
 	// with PyTorch's although the trace records them (random nodes that
 	// drew gcdbg's own numbers: an elementwise comparison means nothing).
 	NotComparedWithPyTorch string `json:"not_compared_with_pytorch,omitempty"`
+	// FirstDifference, for a graph that mismatched, is the first stage
+	// whose result already differs from the stage before it (package
+	// bisect): where to look.
+	FirstDifference string `json:"first_difference,omitempty"`
 }
 
 // OutputResult compares one output.
@@ -133,6 +137,9 @@ func RunUnits(tr *trace.Trace, units []*stages.Unit, opt Options) (*Result, erro
 		}
 		if err != nil {
 			return res, err
+		}
+		if opt.Device == "cpu" || opt.Device == "eager" || opt.Device == "" {
+			locate(tr, u, opt, &gr)
 		}
 		for _, o := range gr.Outputs {
 			res.OK = res.OK && matches(o.VsExpected) && matches(o.VsEager)

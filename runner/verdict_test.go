@@ -189,3 +189,22 @@ func TestOwnRandomDrawsAreNotComparedWithPyTorch(t *testing.T) {
 		t.Errorf("own draws agree between eager and compiled code: %s", res.Summary())
 	}
 }
+
+// A mismatch says where to look: with a wrong relu derivative the first
+// stage that differs is gcdbg's eager interpreter against PyTorch.
+func TestMismatchNamesTheFirstStageThatDiffers(t *testing.T) {
+	undo := stages.WrongDerivativeForTest("relu", 1.5)
+	defer undo()
+	tr, err := trace.Load("../fixtures/mlp.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(tr, Options{Runs: 1, Device: "eager"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd := res.Graphs[0].FirstDifference
+	if !strings.Contains(fd, "eager interpreter vs PyTorch") || !strings.Contains(fd, "grad of") {
+		t.Fatalf("first difference should blame the eager reference's gradient: %q", fd)
+	}
+}

@@ -175,6 +175,9 @@ func (r *runPanel) view() string {
 		for _, line := range mismatchDetails(&g) {
 			sb.WriteString("  " + styles.bad.Render(line) + "\n")
 		}
+		if g.FirstDifference != "" {
+			sb.WriteString("  " + styles.bad.Render("where to look: "+g.FirstDifference) + "\n")
+		}
 		t := g.Timing
 		fmt.Fprintf(&sb, "  time (%s, median of %d): gcdbg eager %.3f ms", t.Covers, t.Runs, t.EagerMS)
 		if t.CompiledMS > 0 {

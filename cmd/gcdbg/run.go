@@ -139,6 +139,9 @@ func printRun(w io.Writer, path string, res *runner.Result) {
 			fmt.Fprintf(w, "  buffer %s after the run\n", b.Name)
 			printComparisons(w, &g, b.VsExpected, b.VsEager)
 		}
+		if g.FirstDifference != "" {
+			fmt.Fprintf(w, "  where to look: %s\n", g.FirstDifference)
+		}
 		if sb, ok := g.Stages["saved_bytes"]; ok {
 			fmt.Fprintf(w, "  min-cut partition saves %d bytes for backward (save-everything: %d)\n", sb, g.Stages["saved_bytes_save_everything"])
 		}

@@ -1,0 +1,89 @@
+package runner
+
+import (
+	"fmt"
+
+	"gcdbg/bisect"
+	"gcdbg/compiler"
+	"gcdbg/stages"
+	"gcdbg/tensor"
+	"gcdbg/trace"
+)
+
+// A mismatch names where to look: the first stage whose result already
+// differs (package bisect) — gcdbg's eager interpreter vs PyTorch, the loop
+// IR vs the eager interpreter node by node, the compiled kernels vs the
+// loop IR.
+
+// graphMatches reports whether every comparison of gr matched.
+func graphMatches(gr *GraphResult) bool {
+	for _, o := range gr.Outputs {
+		if !matches(o.VsExpected) || !matches(o.VsEager) {
+			return false
+		}
+	}
+	for _, g := range gr.Grads {
+		if !matches(g.VsExpected) || !matches(g.VsEager) {
+			return false
+		}
+	}
+	for _, b := range gr.Buffers {
+		if !matches(b.VsExpected) || !matches(b.VsEager) {
+			return false
+		}
+	}
+	return true
+}
+
+// locate fills gr.FirstDifference for a graph that mismatched.
+func locate(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult) {
+	if graphMatches(gr) {
+		return
+	}
+	var run bisect.Kernels
+	if opt.Device == "cpu" {
+		run = cpuKernels(tr, u, opt)
+	}
+	f, err := bisect.FirstDifference(u, run, bisect.Options{})
+	switch {
+	case err != nil:
+		gr.FirstDifference = "not located: " + err.Error()
+	case f == nil:
+		gr.FirstDifference = "not located: every stage agrees with the one before it within a loose tolerance; the difference is in rounding (see the verdict's numbers)"
+	default:
+		gr.FirstDifference = f.String()
+	}
+}
+
+// cpuKernels runs one compiled program on loop IR inputs (by buffer name).
+func cpuKernels(tr *trace.Trace, u *stages.Unit, opt Options) bisect.Kernels {
+	return func(lp *stages.LoopProgram, in map[string]*tensor.Tensor) ([]*tensor.Tensor, error) {
+		p, err := program(tr, u, lp, opt)
+		if err != nil {
+			return nil, err
+		}
+		args := map[string]*tensor.Tensor{}
+		for _, b := range p.Manifest.Buffers {
+			if b.Kind != "input" && b.Kind != "constant" {
+				continue
+			}
+			key := b.Target
+			if key == "" {
+				key = b.Name
+			}
+			t := in[b.Name]
+			if t == nil {
+				t = in[key]
+			}
+			if t == nil {
+				return nil, fmt.Errorf("buffer %q: no loop IR input", b.Name)
+			}
+			args[key] = t
+		}
+		res, err := compiler.Exec(p.Library, p.Manifest, args, compiler.ExecOptions{Runs: 1})
+		if err != nil {
+			return nil, err
+		}
+		return res.Outputs, nil
+	}
+}
