@@ -175,9 +175,6 @@ func sidecar(path string) string {
 // Results delivers every Result; it is closed by Close.
 func (w *Watcher) Results() <-chan Result { return w.results }
 
-// Path is the watched file.
-func (w *Watcher) Path() string { return w.path }
-
 // Close stops watching, cancels a running compile (killing an --exec
 // command and its children) and waits for every goroutine to end.
 func (w *Watcher) Close() error {
