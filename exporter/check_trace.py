@@ -6,7 +6,8 @@
 Checks: format/version; graphs non-empty; per graph unique node names, known op kinds, args and
 kwargs referencing only earlier nodes, exactly one output node and it is last, call_module nodes
 carry module.type/attrs/params with params naming tensors; placeholders/get_attr have tensors (or
-meta.value for non-tensor placeholders); every TENSOR (top level, graph level, expected) has a
+meta.value for non-tensor placeholders); module.training is a bool; expected.buffers name
+tensors and expected.random call nodes; every TENSOR (top level, graph level, expected) has a
 known dtype, a non-negative shape, and data bytes (base64 or safetensors sidecar inside the
 trace folder, header agreeing on dtype/shape) of exactly numel*itemsize; JSON numbers are finite.
 Runs no model. Exits 1 and prints every problem found, naming graph/node/field.
@@ -186,6 +187,8 @@ class Checker:
                     for local, q in (m.get("params") or {}).items():
                         if q not in gt and q not in top:
                             self.err(w, "module param %s -> %r has no tensor" % (local, q))
+                    if "training" in m and not isinstance(m["training"], bool):
+                        self.err(w, "module.training is not a bool")
             elif op == "output":
                 if len(n.get("args", [])) != 1:
                     self.err(w, "output takes exactly one arg")
@@ -211,6 +214,15 @@ class Checker:
                 self.tensor(t, "%s expected.grads[%s]" % (gw, k))
                 if k not in gt and k not in top:
                     self.err(gw, "expected.grads[%s] names no tensor" % k)
+            for k, t in (exp.get("buffers") or {}).items():
+                self.tensor(t, "%s expected.buffers[%s]" % (gw, k))
+                if k not in gt and k not in top:
+                    self.err(gw, "expected.buffers[%s] names no tensor" % k)
+            names = {n.get("name") for n in nodes if n.get("op") not in ("placeholder", "get_attr", "output")}
+            for k, t in (exp.get("random") or {}).items():
+                self.tensor(t, "%s expected.random[%s]" % (gw, k))
+                if k not in names:
+                    self.err(gw, "expected.random[%s] names no call node" % k)
         brk = g.get("break")
         if brk is not None and not isinstance(brk.get("reason"), str):
             self.err(gw, "break.reason is not a string")
