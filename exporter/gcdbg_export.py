@@ -161,6 +161,7 @@ _MODULE_ATTRS = [
     "lower", "upper",
     "reduction", "ignore_index", "label_smoothing", "delta", "log_target", "k",
     "input_size", "hidden_size", "bias", "nonlinearity", "kdim", "vdim", "add_zero_attn",
+    "recompute_scale_factor",
 ]
 
 
@@ -640,9 +641,10 @@ class _RandomRecorder(torch.fx.Interpreter):
             # ATen's CPU dropout: noise = empty(sizes).bernoulli_(1 - p); out = x * noise / (1-p)
             noise = torch.empty(tuple(x.shape), dtype=x.dtype).bernoulli_(1 - p)
             torch.set_rng_state(state)
+            x0 = x.detach().clone()  # an inplace dropout overwrites x
             res = super().run_node(n)
             mask = noise.bool()
-            want = x.detach() * noise.div_(1 - p) if p < 1 else torch.zeros_like(x)
+            want = x0 * noise.div_(1 - p) if p < 1 else x0 * 0
             if not torch.equal(res.detach(), want):
                 raise EncodeError("node %s: could not record the dropout mask PyTorch drew "
                                   "(the replayed draw does not reproduce the output)" % n.name)

@@ -197,3 +197,108 @@ func (nz *normalizer) moduleN(n *ir.Node, typ string) error {
 	}
 	return nil
 }
+
+// Convolution, pooling, resampling and padding modules.
+func init() {
+	conv := func(op string, transposed bool) moduleRule {
+		return func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			if pm := attr(m, "padding_mode", "zeros"); pm != "zeros" {
+				return "", nil, fmt.Errorf("module.attrs.padding_mode: %v is not supported (only 'zeros'); pad with F.pad(x, ..., mode=%v) and use padding=0", pm, pm)
+			}
+			if transposed {
+				return op, []ir.Arg{x, paramArg(p, "weight"), paramArg(p, "bias"), attr(m, "stride", int64(1)), attr(m, "padding", int64(0)),
+					attr(m, "output_padding", int64(0)), attr(m, "groups", int64(1)), attr(m, "dilation", int64(1))}, nil
+			}
+			return op, []ir.Arg{x, paramArg(p, "weight"), paramArg(p, "bias"), attr(m, "stride", int64(1)), attr(m, "padding", int64(0)),
+				attr(m, "dilation", int64(1)), attr(m, "groups", int64(1))}, nil
+		}
+	}
+	pad := func(mode string) moduleRule {
+		return func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			pads, ok := attr(m, "padding", nil).(ir.Tuple)
+			if !ok {
+				return "", nil, fmt.Errorf("module.attrs.padding: the trace does not record the padding; re-export with exporter/gcdbg_export.py")
+			}
+			var v ir.Arg
+			if mode == "constant" {
+				v = attr(m, "value", 0.0)
+			}
+			return "pad", []ir.Arg{x, pads, mode, v}, nil
+		}
+	}
+	for k, v := range map[string]moduleRule{
+		"torch.nn.Conv1d":          conv("conv1d", false),
+		"torch.nn.Conv3d":          conv("conv3d", false),
+		"torch.nn.ConvTranspose1d": conv("conv_transpose1d", true),
+		"torch.nn.ConvTranspose2d": conv("conv_transpose2d", true),
+		"torch.nn.MaxPool1d": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			return "max_pool1d", []ir.Arg{x, attr(m, "kernel_size", nil), attr(m, "stride", nil), attr(m, "padding", int64(0)),
+				attr(m, "dilation", int64(1)), attr(m, "ceil_mode", false), attr(m, "return_indices", false)}, nil
+		},
+		"torch.nn.AvgPool1d": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			return "avg_pool1d", []ir.Arg{x, attr(m, "kernel_size", nil), attr(m, "stride", nil), attr(m, "padding", int64(0)),
+				attr(m, "ceil_mode", false), attr(m, "count_include_pad", true)}, nil
+		},
+		"torch.nn.AdaptiveAvgPool1d": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			return "adaptive_avg_pool1d", []ir.Arg{x, attr(m, "output_size", nil)}, nil
+		},
+		"torch.nn.AdaptiveMaxPool1d": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			return "adaptive_max_pool1d", []ir.Arg{x, attr(m, "output_size", nil), attr(m, "return_indices", false)}, nil
+		},
+		"torch.nn.AdaptiveMaxPool2d": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			return "adaptive_max_pool2d", []ir.Arg{x, attr(m, "output_size", nil), attr(m, "return_indices", false)}, nil
+		},
+		"torch.nn.Upsample": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			return "interpolate", []ir.Arg{x, attr(m, "size", nil), attr(m, "scale_factor", nil), attr(m, "mode", "nearest"),
+				attr(m, "align_corners", nil), attr(m, "recompute_scale_factor", nil)}, nil
+		},
+		"torch.nn.UpsamplingNearest2d": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			return "interpolate", []ir.Arg{x, attr(m, "size", nil), attr(m, "scale_factor", nil), "nearest"}, nil
+		},
+		"torch.nn.UpsamplingBilinear2d": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			return "interpolate", []ir.Arg{x, attr(m, "size", nil), attr(m, "scale_factor", nil), "bilinear", true}, nil
+		},
+		"torch.nn.PixelShuffle": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			return "pixel_shuffle", []ir.Arg{x, attr(m, "upscale_factor", nil)}, nil
+		},
+		"torch.nn.PixelUnshuffle": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			return "pixel_unshuffle", []ir.Arg{x, attr(m, "downscale_factor", nil)}, nil
+		},
+		"torch.nn.LocalResponseNorm": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			return "local_response_norm", []ir.Arg{x, attr(m, "size", nil), attr(m, "alpha", 1e-4), attr(m, "beta", 0.75), attr(m, "k", 1.0)}, nil
+		},
+		"torch.nn.ReflectionPad1d":  pad("reflect"),
+		"torch.nn.ReflectionPad2d":  pad("reflect"),
+		"torch.nn.ReflectionPad3d":  pad("reflect"),
+		"torch.nn.ReplicationPad1d": pad("replicate"),
+		"torch.nn.ReplicationPad2d": pad("replicate"),
+		"torch.nn.ReplicationPad3d": pad("replicate"),
+		"torch.nn.ZeroPad2d":        pad("constant"),
+		"torch.nn.ConstantPad1d":    pad("constant"),
+		"torch.nn.ConstantPad2d":    pad("constant"),
+		"torch.nn.ConstantPad3d":    pad("constant"),
+	} {
+		moduleRules[k] = v
+	}
+	cell := func(op string) moduleRuleN {
+		return func(m *ir.Module, args []ir.Arg, kw map[string]ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+			x, hx := args0(args, kw, 0, "input"), args0(args, kw, 1, "hx")
+			if x == nil || hx == nil {
+				return "", nil, fmt.Errorf("args: %s without hx (the initial state) is not supported by gcdbg; pass it explicitly (torch.zeros(batch, hidden_size))", op)
+			}
+			if b, ok := m.Attrs["nonlinearity"]; ok && b != "tanh" {
+				return "", nil, fmt.Errorf("module.attrs.nonlinearity: %v is not supported", b)
+			}
+			return op, []ir.Arg{x, hx, paramArg(p, "weight_ih"), paramArg(p, "weight_hh"), paramArg(p, "bias_ih"), paramArg(p, "bias_hh")}, nil
+		}
+	}
+	moduleRulesN["torch.nn.GRUCell"] = cell("gru_cell")
+	moduleRulesN["torch.nn.LSTMCell"] = cell("lstm_cell")
+	moduleRulesN["torch.nn.CosineSimilarity"] = func(m *ir.Module, args []ir.Arg, kw map[string]ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+		a, b := args0(args, kw, 0, "x1"), args0(args, kw, 1, "x2")
+		if a == nil || b == nil {
+			return "", nil, fmt.Errorf("args: CosineSimilarity takes (x1, x2)")
+		}
+		return "cosine_similarity", []ir.Arg{a, b, attr(m, "dim", int64(1)), attr(m, "eps", 1e-8)}, nil
+	}
+}
