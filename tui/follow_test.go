@@ -118,3 +118,37 @@ func TestOtherPaneLitLines(t *testing.T) {
 		t.Errorf("o changed the selection to %q", m.cursorNodes())
 	}
 }
+
+// Provenance by identity, never by a word of text: with x selected on the
+// first screen no "# File: ... code: ...(x)" line lights up; in the joint
+// graph, selecting the gelu's exp does not light "# backward of
+// softmax_exp (exp)"; nodes without a tensor type (size, split) are found
+// on their own lines.
+func TestNoWordMatchFalsePositives(t *testing.T) {
+	m := loaded(t, "mlp.json", 160, 40)
+	if got := m.cursorNodes(); got != "x" {
+		t.Fatalf("the first screen selects %q", got)
+	}
+	for _, l := range lit(m, stageNamed(t, m, "normalized")) {
+		if strings.Contains(l, "# File:") {
+			t.Errorf("x lights the source comment %q", l)
+		}
+	}
+	m = loaded(t, "transformer_block.json", 160, 40)
+	m.setStage(0, stageIndex("joint"))
+	m = press(typeText(press(m, "g"), "exp"), "enter")
+	if got := m.cursorNodes(); got != "exp" {
+		t.Fatalf("g exp selects %q", got)
+	}
+	for _, l := range lit(m, m.stageDoc(0)) {
+		if strings.Contains(l, "softmax_exp") {
+			t.Errorf("the gelu's exp lights %q", l)
+		}
+	}
+	norm := stageNamed(t, m, "normalized")
+	for _, n := range []string{"size", "split"} {
+		if l, ok := norm.defLine[n]; !ok || !strings.HasPrefix(strings.TrimSpace(norm.lines[l]), n+" = aten.") {
+			t.Errorf("%s is not found on its own line (line %d)", n, l)
+		}
+	}
+}
