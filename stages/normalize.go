@@ -322,6 +322,9 @@ func (nz *normalizer) node(n *ir.Node) error {
 
 // call rewrites a call_function or call_method node.
 func (nz *normalizer) call(n *ir.Node) error {
+	if handled, err := nz.nativeTupleCall(n); handled { // normalize_pt2.go: native_layer_norm, ...
+		return err
+	}
 	if n.Op == ir.CallFunction && n.Target == "builtins.getattr" {
 		return nz.getattr(n)
 	}
