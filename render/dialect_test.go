@@ -16,10 +16,7 @@ var builtIn = map[string]string{
 }
 
 // missing are the spellings a dialect lacks on purpose, with the reason.
-var missing = map[string]map[string]string{
-	"cuda":   {"philox_uniform": "the Philox generator is in the C prelude only: a CUDA program that draws random numbers fails at code generation, naming the op"},
-	"opencl": {"philox_uniform": "the Philox generator is in the C prelude only: an OpenCL program that draws random numbers fails at code generation, naming the op"},
-}
+var missing = map[string]map[string]string{}
 
 // Every pointwise core op has a spelling in every dialect (a math function
 // or an operator template), or a reason above why it needs none: a new
