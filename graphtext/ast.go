@@ -132,6 +132,7 @@ type param struct {
 type function struct {
 	p      Pos
 	class  string
+	nested bool // a nested class's forward: a higher-order op's body, not a graph of its own
 	params []param
 	body   []*stmt
 }

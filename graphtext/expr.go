@@ -422,10 +422,43 @@ func (p *parser) atom() (expr, error) {
 			p.next()
 			return &constExpr{p: t.pos, v: ellipsis{}}, nil
 		case "{":
-			return nil, p.errf(t.pos, "dicts and sets are not supported in a graph")
+			return p.dictOrSet(t.pos)
 		}
 	}
 	return nil, p.errf(t.pos, "expected an expression, found %s", t)
 }
 
 type ellipsis struct{}
+
+// dictOrSet reads a dict {k: v, ...} or a set {a, b} literal. Graphs hold
+// them only as arguments of ops gcdbg does not model (a higher-order op's
+// kernel options, say), so they are kept as data for the captured graph: a
+// dict as a tuple of (key, value) tuples, a set as a tuple of its items. The
+// op that takes one stops the pipeline at the normalized stage, by name.
+func (p *parser) dictOrSet(at Pos) (expr, error) {
+	p.next()
+	s := &seqExpr{p: at}
+	for !p.isOp("}") {
+		k, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		if p.isOp(":") {
+			p.next()
+			v, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			k = &seqExpr{p: k.at(), items: []expr{k, v}}
+		}
+		s.items = append(s.items, k)
+		if !p.isOp(",") {
+			break
+		}
+		p.next()
+	}
+	if _, err := p.expectOp("}", "to close the dict or set"); err != nil {
+		return nil, err
+	}
+	return s, nil
+}

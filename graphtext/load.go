@@ -77,8 +77,13 @@ func Parse(data []byte, dir, name string) (*trace.Trace, error) {
 		b.attrs[a.name] = &tensorSpec{target: a.name, pos: a.p, meta: meta, attr: true, grad: meta.DType.IsFloat() || f.grad[a.name]}
 	}
 	gen := &generator{file: name, side: side, budget: maxInitElements, done: map[*tensorSpec]*ir.TensorData{}, used: map[string]bool{}}
-	for i, fn := range f.funcs {
+	i := 0
+	for _, fn := range f.funcs {
+		if fn.nested {
+			continue // a higher-order op's body: the op names it (lower.go isSubgraph)
+		}
 		g, err := b.function(fn, fmt.Sprintf("g%d", i))
+		i++
 		if err != nil {
 			return nil, err
 		}

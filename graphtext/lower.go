@@ -203,6 +203,12 @@ func (b *builder) getAttr(path string, at Pos, name string, ann *annot) (ir.Arg,
 		if err != nil {
 			return nil, err
 		}
+		if meta == nil && b.isSubgraph(path) {
+			// A nested GraphModule of the file (a higher-order op's body,
+			// such as cond_true_0 or score_mod_0): its name, as data for the
+			// op that takes it.
+			return "self." + path, nil
+		}
 		if meta == nil {
 			return nil, b.errf(at, "self.%s is not declared: annotate the statement (w: \"f32[4, 8]\" = self.%s), add a class line (%s: \"f32[4, 8]\") or `# gcdbg: param %s f32[4, 8]`", path, path, path, path)
 		}
@@ -400,4 +406,15 @@ func deviceArg(args []ir.Arg, kwargs []ir.Kwarg) ir.Arg {
 // show prints an arg for a message.
 func show(v ir.Arg) string {
 	return ir.FormatArg(v, func(n *ir.Node) string { return n.Name })
+}
+
+// isSubgraph reports whether path names a class of the file other than the
+// graph's own: Dynamo prints a higher-order op's bodies as nested classes.
+func (b *builder) isSubgraph(path string) bool {
+	for _, fn := range b.f.funcs {
+		if fn.class == path {
+			return true
+		}
+	}
+	return false
 }

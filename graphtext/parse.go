@@ -95,6 +95,8 @@ func parseFile(name string, src []byte) (*file, error) {
 		hints: map[string]int{}, hintPos: map[string]Pos{}, grad: map[string]bool{}, aliases: map[string]string{},
 	}}
 	classIndent, class := -1, ""
+	nested := false // a class inside a class: a higher-order op's body (cond_true_0)
+	topIndent := -1 // the indentation of the outermost class statements
 	for p.tok().kind != tEOF {
 		t := p.tok()
 		if t.kind == tNewline {
@@ -109,7 +111,7 @@ func parseFile(name string, src []byte) (*file, error) {
 			continue
 		}
 		if t.bol && t.indent <= classIndent {
-			classIndent, class = -1, ""
+			classIndent, class, nested = -1, "", false
 		}
 		switch {
 		case t.kind == tName && (t.text == "import" || t.text == "from"):
@@ -117,6 +119,10 @@ func parseFile(name string, src []byte) (*file, error) {
 				return nil, err
 			}
 		case t.kind == tName && t.text == "class":
+			if topIndent < 0 || t.indent < topIndent {
+				topIndent = t.indent
+			}
+			nested = t.indent > topIndent // a class statement inside another class
 			classIndent = t.indent
 			p.next()
 			if p.tok().kind == tName {
@@ -131,7 +137,7 @@ func parseFile(name string, src []byte) (*file, error) {
 				return nil, err
 			}
 			if fn != nil {
-				fn.class = class
+				fn.class, fn.nested = class, nested
 				p.f.funcs = append(p.f.funcs, fn)
 			}
 		case t.kind == tString: // a docstring

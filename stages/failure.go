@@ -160,6 +160,12 @@ var suggestions = map[string]string{
 	"silu":        "write x * torch.sigmoid(x)",
 	"norm":        "write (x * x).sum(dim).sqrt() for the 2-norm",
 	"square":      "write x * x",
+	// higher-order ops and wrappers gcdbg does not model (TORCH_TRACE logs)
+	"cond":            "gcdbg does not model torch.cond: compute both branches and pick with torch.where(pred, a, b) when they are cheap",
+	"flex_attention":  "gcdbg does not model flex_attention: F.scaled_dot_product_attention with an explicit attn_mask computes the same for a mask-only score_mod",
+	"invoke_subgraph": "gcdbg does not model invoke_subgraph: call the function without torch.compiler.nested_compile_region",
+	"_enter_autocast": "gcdbg does not model autocast regions: cast explicitly (x.to(torch.bfloat16)) instead of torch.autocast",
+	"_exit_autocast":  "gcdbg does not model autocast regions: cast explicitly (x.to(torch.bfloat16)) instead of torch.autocast",
 }
 
 func suggestionFor(target, reason string) string {
