@@ -88,3 +88,22 @@ func TestPanicBecomesInternalError(t *testing.T) {
 		t.Errorf("stack file: %v\n%s", rerr, data)
 	}
 }
+
+// report writes every stage a failed graph reached, the captured graph
+// marking the unknown op, and the later stages saying why they are empty.
+func TestReportAroundUnknownOp(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errs := run("report", "../../stages/testdata/unknown_op.json", "-o", dir)
+	if code != 2 || !strings.Contains(errs, "gcdbg_unknown_scale") {
+		t.Errorf("exit %d, stderr %q: want 2 naming the node", code, errs)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"gcdbg stops here", "not reached: stage normalized failed", "TENSOR_MATCH"} {
+		if !bytes.Contains(html, []byte(want)) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
