@@ -38,6 +38,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	dtypes := fs.String("dtypes", "", "dtypes exported, for the table")
 	note := fs.String("note", "", "a note for the table")
 	command := fs.String("command", "make conformance", "the command, for the table")
+	var also multiFlag
+	fs.Var(&also, "also", "outcomes of an earlier run (its -results file) to include in the table and the passing check (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -81,6 +83,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 	close(next)
 	wg.Wait()
 
+	for _, f := range also {
+		data, err := os.ReadFile(f)
+		var more []conformance.Outcome
+		if err == nil {
+			err = json.Unmarshal(data, &more)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "conformance: -also:", err)
+			return 2
+		}
+		outs = append(outs, more...)
+	}
+	if len(also) > 0 { // an id judged in this run wins over an earlier run's
+		seen := map[string]bool{}
+		kept := outs[:0]
+		for _, o := range outs {
+			if !seen[o.ID] {
+				seen[o.ID] = true
+				kept = append(kept, o)
+			}
+		}
+		outs = kept
+	}
 	t := conformance.Totals(outs)
 	fmt.Fprintf(stdout, "%d samples: %d pass, %d wrong, %d refused, %d error, %d panic, %d timeout (%s)\n",
 		len(outs), t[conformance.Pass], t[conformance.Wrong], t[conformance.Refused], t[conformance.Error],
@@ -158,3 +183,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	return rc
 }
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
