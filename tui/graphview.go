@@ -16,7 +16,9 @@ import (
 // terminal (boxes and edges laid out by graphviz, viz) and lets
 // the user pan, select nodes and collapse groups of nodes into one box.
 //
-// Keys: arrows or hjkl pan (HJKL or pgup/pgdown a screenful), tab and
+// Keys: arrows or hjkl pan (HJKL or pgup/pgdown a screenful), f shows the
+// whole graph shrunk to the view (arrows move the frame, f or enter zoom
+// back in there), tab and
 // shift+tab select the next/previous box and scroll to it, enter toggles
 // the selected node's group, "-" collapses the selected node's group (all
 // groups when it has none or it is already collapsed), "+" expands the
@@ -36,6 +38,9 @@ type GraphView struct {
 	w, h      int
 	selected  string // a node name ("" none); its box is selected
 	highlight map[string]bool
+	// overview shows the whole graph shrunk to the view (f toggles): the
+	// frame marks the part the detail view shows; arrows move it.
+	overview bool
 }
 
 // GraphViewOptions configures NewGraphView.
@@ -117,7 +122,31 @@ func (v GraphView) Update(msg tea.Msg) (GraphView, tea.Cmd) {
 		return v, nil
 	}
 	page := max(v.h-2, 1)
+	if v.overview {
+		// Arrows move the frame by one overview cell; f or enter zooms in there.
+		sx, sy := v.scene.Scale(v.w, v.h-1)
+		switch k.String() {
+		case "up", "k":
+			v.y0 -= sy
+		case "down", "j":
+			v.y0 += sy
+		case "left", "h":
+			v.x0 -= sx
+		case "right", "l":
+			v.x0 += sx
+		case "f", "enter", "esc":
+			v.overview = false
+		case "tab":
+			v.step(1)
+		case "shift+tab":
+			v.step(-1)
+		}
+		v.clampOffset()
+		return v, nil
+	}
 	switch k.String() {
+	case "f":
+		v.overview = true
 	case "up", "k":
 		v.y0 -= 2
 	case "down", "j":
@@ -205,6 +234,11 @@ func (v GraphView) Render() string {
 		}
 		return gvHighlight.Render(s)
 	}
+	if v.overview {
+		body := v.scene.Overview(v.w, v.h-1, mark, style, v.x0, v.y0, v.w, v.h-1)
+		status := fmt.Sprintf("overview of %s: %d boxes for %d nodes (█ selected, ▓ lit, ▒ box) · arrows move the frame · f/enter zoom in", v.g.Name, len(v.scene.Boxes), len(v.g.Nodes))
+		return body + "\n" + gvStatus.Render(gvPad(status, v.w))
+	}
 	body := v.scene.Render(v.x0, v.y0, v.w, v.h-1, mark, style)
 	status := fmt.Sprintf("%s: %d boxes for %d nodes", v.g.Name, len(v.scene.Boxes), len(v.g.Nodes))
 	if sel != nil {
@@ -213,7 +247,7 @@ func (v GraphView) Render() string {
 			status += fmt.Sprintf(" (%d nodes)", len(sel.Members))
 		}
 	}
-	status += " · hjkl pan  tab select  +/- expand/collapse"
+	status += " · hjkl pan  tab select  +/- expand/collapse  f overview"
 	return body + "\n" + gvStatus.Render(gvPad(status, v.w))
 }
 

@@ -26,7 +26,7 @@ func (p *pane) graphView(d *stageDoc, rel map[nodeID]bool, focused bool, width, 
 	if focused {
 		hs = styles.focusHead
 	}
-	head := hs.Render(padCut(fmt.Sprintf(" %s · graph drawing (v: text · . , next/prev box · arrows pan)", d.name), width))
+	head := hs.Render(padCut(fmt.Sprintf(" %s · graph drawing (v: text · . , next/prev box · arrows pan · f overview)", d.name), width))
 	names := map[string]bool{}
 	for id := range rel {
 		if id.Stage == d.idx {
