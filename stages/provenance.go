@@ -72,10 +72,14 @@ func NewProvenance(u *Unit) *Provenance {
 			continue
 		}
 		pg := p.graphs[par]
+		inParent := make(map[string]bool, len(pg.Nodes)) // pg.Node(f) scans: quadratic on big graphs
+		for _, n := range pg.Nodes {
+			inParent[n.Name] = true
+		}
 		for _, n := range g.Nodes {
 			child := NodeRef{i, n.Name}
 			for _, f := range n.From {
-				if pg.Node(f) == nil {
+				if !inParent[f] {
 					continue
 				}
 				ref := NodeRef{par, f}
@@ -139,9 +143,11 @@ func (p *Provenance) indexProgram(lp *LoopProgram) *progIndex {
 	}
 	if lp.Schedule != nil {
 		for _, k := range lp.Schedule.Kernels {
+			var ys []string // the members' origins, merged once (per member was quadratic in a kernel's size)
 			for _, n := range k.Nodes {
-				pi.origins[k.Name] = appendNew(pi.origins[k.Name], pi.origins[n.Name]...)
+				ys = append(ys, pi.origins[n.Name]...)
 			}
+			pi.origins[k.Name] = appendNew(pi.origins[k.Name], ys...)
 		}
 	}
 	if lp.Source != nil {
@@ -163,6 +169,19 @@ func (p *Provenance) indexProgram(lp *LoopProgram) *progIndex {
 }
 
 func appendNew(xs []string, ys ...string) []string {
+	if len(xs)+len(ys) > 32 { // a set, not a scan per element
+		seen := make(map[string]bool, len(xs)+len(ys))
+		for _, x := range xs {
+			seen[x] = true
+		}
+		for _, y := range ys {
+			if !seen[y] {
+				seen[y] = true
+				xs = append(xs, y)
+			}
+		}
+		return xs
+	}
 	for _, y := range ys {
 		dup := false
 		for _, x := range xs {

@@ -39,6 +39,10 @@ func runStages(tb testing.TB, tr *trace.Trace) map[string]time.Duration {
 			}
 			times[st.Name] += time.Since(t0)
 		}
+		// The provenance index the TUI, report and graph views share.
+		t0 := time.Now()
+		stages.NewProvenance(u)
+		times["provenance"] += time.Since(t0)
 	}
 	return times
 }
@@ -59,6 +63,7 @@ func reportStages(b *testing.B, times map[string]time.Duration) {
 			b.ReportMetric(float64(d.Microseconds())/1e3/float64(b.N), st.Name+"-ms")
 		}
 	}
+	b.ReportMetric(float64(times["provenance"].Microseconds())/1e3/float64(b.N), "provenance-ms")
 }
 
 // BenchmarkPipeline is every stage's cost (Run and Print, no C compiler)
