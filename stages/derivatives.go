@@ -286,11 +286,23 @@ func init() {
 		}),
 		"amax": {"self: scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim, keepdim) == self, dim)", amaxGrad},
 		"amin": {"self: scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim, keepdim) == self, dim)", amaxGrad},
-		"prod": dUnary("self: grad * result / self (restoring reduced dims; exact where no element is zero)", func(c *dctx) *ir.Node {
+		"prod": dUnary("self: grad * the product of the other elements of its slice: result / self where the slice has no zero, the product of the nonzero elements at its one zero, 0 elsewhere (PyTorch's prod_backward)", func(c *dctx) *ir.Node {
 			in := c.sizes(0)
 			dims, keep := c.dims(c.a[1], len(in)), c.a[2] == true
-			gr := c.op("mul", c.restore(c.g, dims, keep, in), c.restore(c.n, dims, keep, in))
-			return c.op("div", gr, c.a[0])
+			isZero := c.op("eq", c.a[0], 0.0)
+			safe := c.op("where", isZero, 1.0, c.a[0])
+			zeros := c.op("to_dtype", isZero, c.meta(0).DType)
+			var nonzeroProd, zeroCount *ir.Node
+			if c.a[1] == nil { // over every element
+				nonzeroProd, zeroCount = c.op("prod", safe), c.op("sum", zeros)
+			} else {
+				nonzeroProd = c.op("prod", safe, c.a[1], false)
+				zeroCount = c.op("sum", zeros, dInts(dims), false)
+			}
+			pn, nz := c.restore(nonzeroProd, dims, false, in), c.restore(zeroCount, dims, false, in)
+			noZero := c.op("where", c.op("eq", nz, 0.0), c.op("div", pn, safe), 0.0)
+			oneZero := c.op("where", c.op("logical_and", c.op("eq", nz, 1.0), isZero), pn, 0.0)
+			return c.op("mul", c.restore(c.g, dims, keep, in), c.op("add", noZero, oneZero))
 		}),
 
 		// Matrix products, convolution, pooling.
