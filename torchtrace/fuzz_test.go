@@ -27,6 +27,24 @@ func FuzzReadLog(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	// a PyTorch 2.6 training log cut down to the events the training path
+	// reads: Dynamo's graph, its guards and the AOT graphs
+	if data, err := os.ReadFile(filepath.Join("testdata", "pt2", "input_grad.log")); err == nil {
+		var seed []byte
+		keep := false
+		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+			if len(line) > 0 && line[0] == 'V' {
+				keep = false
+				for _, k := range []string{"dynamo_output_graph", "dynamo_cpp_guards_str", "aot_joint_graph", "aot_backward_graph"} {
+					keep = keep || bytes.Contains(line, []byte(`{"`+k+`"`))
+				}
+			}
+			if keep {
+				seed = append(seed, line...)
+			}
+		}
+		f.Add(seed)
+	}
 	const prefix = "V1206 15:18:20.599000 1500233 torch/_dynamo/x.py:1] "
 	f.Add([]byte(prefix + `{"dynamo_output_graph": {"sizes": {"l_x_": [2]}}, "frame_id": 0, "frame_compile_id": 0, "attempt": 1, "has_payload": "x"}` +
 		"\n\tclass GraphModule(torch.nn.Module):\n\t    def forward(self, L_x_: \"f32[2][1]cpu\"):\n\t        return (L_x_,)\n"))
@@ -54,6 +72,8 @@ func FuzzReadLog(f *testing.F) {
 		for _, c := range im.Compiles {
 			c.ProducerGuards()
 			c.References()
+			c.PyTorchSaved()
+			c.trainableInputs()
 		}
 		if len(im.Trace.Graphs) > len(im.Compiles) {
 			t.Fatalf("%d graphs from %d compiles", len(im.Trace.Graphs), len(im.Compiles))

@@ -338,3 +338,24 @@ func TestPyTorchSaved(t *testing.T) {
 		t.Error("no backward graph, yet ok")
 	}
 }
+
+// The AOT graph readers never panic on a damaged payload: every prefix of
+// the real joint and backward graphs, and of the forward signature, reads
+// as some answer or none.
+func TestAOTReadersOnTruncatedText(t *testing.T) {
+	im, err := ImportLog(filepath.Join("testdata", "pt2", "classifier_train.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := im.Compiles[0]
+	for _, key := range []string{"aot_joint_graph", "aot_backward_graph"} {
+		text := c.Reference[key]
+		for i := 0; i <= len(text); i += 1 + i%29 { // prefixes ending at varied characters
+			aotGrads(key, text[:i])
+			cut := &Compile{Graph: c.Graph[:min(i, len(c.Graph))], Reference: map[string]string{key: text[:i]}, Guards: c.Guards}
+			cut.PyTorchSaved()
+			cut.trainableInputs()
+			forwardParams(cut.Graph)
+		}
+	}
+}
