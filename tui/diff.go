@@ -3,6 +3,8 @@ package tui
 import (
 	"fmt"
 	"strings"
+
+	"gcdbg/watch"
 )
 
 // diffStage fills stage i's diff: a graph stage against its provenance
@@ -89,16 +91,67 @@ func (ud *unitDoc) diffStage(i int) {
 
 // diffShort is the stage list's form of a stage's diff: "=" unchanged,
 // "+a~c−r" for a graph stage, "+a−r" for a text stage.
-func (d *stageDoc) diffShort() string {
+func (d *stageDoc) diffShort() string { return shortSum(d.diffSum) }
+
+// marks and sum are the diff mode's per-line marks and header text: the
+// stage against the one before, or (compiles) against the previous watch
+// compile.
+func (d *stageDoc) marks(compiles bool) ([]byte, string) {
+	if compiles {
+		return d.wMark, d.wSum
+	}
+	return d.diffMark, d.diffSum
+}
+
+func shortSum(sum string) string {
 	switch {
-	case d.diffSum == "":
+	case sum == "":
 		return ""
-	case d.unchanged:
+	case strings.HasPrefix(sum, "= "):
 		return "="
 	}
-	f := strings.Fields(d.diffSum)
+	f := strings.Fields(sum)
 	if len(f) >= 3 && strings.HasPrefix(f[1], "~") {
 		return f[0] + f[1] + f[2]
 	}
 	return f[0] + f[1]
+}
+
+// applyCompileDiff marks, in every graph stage of ud, the nodes a watch
+// compile added or changed against the compile before (watch.DiffUnits,
+// matched by name across compiles): diff mode's second view ("vs #N").
+func (ud *unitDoc) applyCompileDiff(d *watch.Diff, prev int) {
+	for _, sd := range ud.stages {
+		sd.wMark = make([]byte, len(sd.lines))
+		sd.wSum = ""
+	}
+	if d == nil {
+		return
+	}
+	for _, st := range d.Stages {
+		if ud.unit == nil || st.Graph != ud.unit.Captured.Name {
+			continue
+		}
+		i := stageIndex(st.Stage)
+		if i < 0 || i >= len(ud.stages) {
+			continue
+		}
+		sd := ud.stages[i]
+		for _, n := range st.Added {
+			if l, ok := sd.defLine[n]; ok {
+				sd.wMark[l] = '+'
+			}
+		}
+		for _, n := range st.Changed {
+			if l, ok := sd.defLine[n]; ok {
+				sd.wMark[l] = '~'
+			}
+		}
+		sd.wSum = fmt.Sprintf("+%d ~%d −%d vs #%d", len(st.Added), len(st.Changed), len(st.Removed), prev)
+	}
+	for _, sd := range ud.stages {
+		if sd.wSum == "" && sd.graph != nil {
+			sd.wSum = fmt.Sprintf("= #%d", prev)
+		}
+	}
 }

@@ -44,6 +44,9 @@ type stageDoc struct {
 	diffMark  []byte
 	diffSum   string
 	unchanged bool
+	// The same against the previous watch compile (applyCompileDiff).
+	wMark []byte
+	wSum  string
 }
 
 // count is the stage list's per-stage number: nodes of a graph stage,

@@ -50,7 +50,7 @@ var keys = keyMap{
 	TourPrev:  b([]string{"backspace"}, "backspace", "tour: previous step"),
 	Run:       b([]string{"r"}, "r", "run: compile, run, compare outputs and grads with PyTorch (again: rerun)"),
 	Device:    b([]string{"d"}, "d", "run panel: switch device (cpu, opencl, cuda, eager) and rerun"),
-	Diff:      b([]string{"D"}, "D", "diff: mark what each stage added (+) and changed (~) vs the one before; = unchanged"),
+	Diff:      b([]string{"D"}, "D", "diff: what each stage added (+) and changed (~) vs the one before (= unchanged); again: vs the previous watch compile"),
 	PanelUp:   b([]string{"{"}, "{", "scroll the box under the panes up (run, error, source)"),
 	PanelDown: b([]string{"}"}, "}", "scroll the box under the panes down"),
 	Zoom:      b([]string{"z"}, "z", "the focused pane alone, full width (again: both panes)"),

@@ -47,6 +47,9 @@ type Model struct {
 	help    bool
 	explain bool
 	diff    bool // mark what each stage changed against the one before
+	// diffCompiles: in diff mode, against the previous watch compile
+	// instead (D cycles: off, stages, compiles when there are two).
+	diffCompiles bool
 	// panelTop scrolls the last box under the panes ({ and }); errClosed
 	// hides the error box until the next error.
 	panelTop  int
@@ -303,9 +306,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, keys.List):
 		m.hideList = !m.hideList
 	case key.Matches(msg, keys.Diff):
-		m.diff = !m.diff
-		if m.diff {
+		switch {
+		case !m.diff:
+			m.diff, m.diffCompiles = true, false
 			m.notice = "diff: + added, ~ changed against the stage before; the stage list counts them, = unchanged"
+		case !m.diffCompiles && m.watch.prevSeq > 0:
+			m.diffCompiles = true
+			m.notice = fmt.Sprintf("diff: + added, ~ changed since compile #%d", m.watch.prevSeq)
+		default:
+			m.diff, m.diffCompiles = false, false
 		}
 	case key.Matches(msg, keys.Tour):
 		return m.startTour()

@@ -149,7 +149,7 @@ func (p *pane) scroll(d *stageDoc, delta, height int) {
 // view draws the pane: a header line then height-1 lines of text. Gutter
 // marks: ▶ the cursor (focused pane), ● a line of the selection, ◆ a
 // text line that names a selected node itself (e.g. the C line computing it).
-func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused, diff bool, width, height int) string {
+func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused, diff, compiles bool, width, height int) string {
 	if width < 4 || height < 1 {
 		return ""
 	}
@@ -159,8 +159,12 @@ func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused, diff bool, width,
 		head += fmt.Sprintf(" · %d nodes", len(d.graph.Nodes))
 	}
 	head += fmt.Sprintf(" · line %d/%d", p.cursor+1, len(d.lines))
-	if diff && d.diffSum != "" {
-		head += " · " + d.diffSum
+	marks, sum := d.marks(compiles)
+	if diff && sum != "" {
+		head += " · " + sum
+	}
+	if diff && marks == nil {
+		marks = make([]byte, len(d.lines))
 	}
 	hs := styles.head
 	if focused {
@@ -176,9 +180,9 @@ func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused, diff bool, width,
 		}
 		gutter := "  "
 		text := d.lines[i]
-		if diff && d.diffMark[i] != 0 {
+		if diff && marks[i] != 0 {
 			// The diff mark is a third gutter cell: "● +", "▶ ~".
-			text = string(d.diffMark[i]) + text
+			text = string(marks[i]) + text
 		} else if diff {
 			text = " " + text
 		}
@@ -194,8 +198,8 @@ func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused, diff bool, width,
 			sb.WriteString(styles.mark.Render(gutter) + styles.related.Render(padCut(cutLeft(text, p.left), width-2)))
 		case diff:
 			mark := " "
-			if d.diffMark[i] != 0 {
-				mark = styles.mark.Render(string(d.diffMark[i]))
+			if marks[i] != 0 {
+				mark = styles.mark.Render(string(marks[i]))
 			}
 			if !focused && i == p.cursor {
 				gutter = "▷ "

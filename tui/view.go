@@ -202,7 +202,7 @@ func (m *Model) mainView(h int) string {
 			cols[p] = strings.Split(m.panes[p].graphView(m.stageDoc(p), m.related, p == m.focus, pw, h), "\n")
 			continue
 		}
-		cols[p] = strings.Split(m.panes[p].view(m.stageDoc(p), m.related, p == m.focus, m.diff, pw, h), "\n")
+		cols[p] = strings.Split(m.panes[p].view(m.stageDoc(p), m.related, p == m.focus, m.diff, m.diffCompiles, pw, h), "\n")
 	}
 	sep := styles.dim.Render("│")
 	rows := make([]string, h)
@@ -265,7 +265,8 @@ func (m *Model) stageList(w, h int) string {
 		}
 		count := sd.count()
 		if m.diff {
-			count = sd.diffShort()
+			_, sum := sd.marks(m.diffCompiles)
+			count = shortSum(sum)
 		} else if sd.unchanged {
 			count = "=" // GOSSAFUNC: a pass that changed nothing
 		}

@@ -42,6 +42,7 @@ type watchState struct {
 	err     string // the last compile's error; "" when it was good
 	errSeq  int
 	errText string // the whole error, for the error panel
+	prevSeq int    // the compile the diff mode's "vs #N" compares with (0 none)
 	changed string // the diff summary of the compile on screen
 	run     string // builds and the run's verdict, when it came
 	elapsed time.Duration
@@ -67,10 +68,16 @@ func (m *Model) applyWatch(msg WatchMsg) {
 	if len(msg.docs) == 0 {
 		return
 	}
+	prev := w.seq
 	w.err, w.errText, w.seq, w.run, w.elapsed = "", "", r.Seq, "", r.Elapsed
 	w.changed = "first compile"
+	w.prevSeq = 0
 	if r.Diff != nil {
 		w.changed = r.Diff.Summary()
+		w.prevSeq = prev
+		for _, d := range msg.docs {
+			d.applyCompileDiff(r.Diff, prev)
+		}
 	}
 	if r.Trace != nil {
 		m.tr = r.Trace

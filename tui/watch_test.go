@@ -60,3 +60,34 @@ func TestWatchSwapKeepsSelection(t *testing.T) {
 		t.Errorf("after a failed compile:\n%s", out)
 	}
 }
+
+// In watch mode, D pressed twice compares every stage with the previous
+// compile: the edit that added w = cos(x) is + on w's line and counted.
+func TestWatchDiffAcrossCompiles(t *testing.T) {
+	m := New(&trace.Trace{Name: "g"}, Options{Watch: true})
+	m.width, m.height = 160, 40
+	r1 := watchResult(t, 1, "def forward(self, x: \"f32[4, 8]\"):\n    y = torch.relu(x)\n    z = torch.sin(y)\n    return (z,)\n")
+	m = send(m, NewWatchMsg(r1))
+	r2 := watchResult(t, 2, "def forward(self, x: \"f32[4, 8]\"):\n    w = torch.cos(x)\n    y = torch.relu(x)\n    z = torch.sin(y)\n    return (z, w)\n")
+	r2.Diff = watch.DiffUnits(r1.Units, r2.Units)
+	m = send(m, NewWatchMsg(r2))
+	m = press(m, "D")
+	if !strings.Contains(screen(m), "vs captured") {
+		t.Fatalf("the first D is not the stage diff:\n%s", screen(m))
+	}
+	m = press(m, "D")
+	s := screen(m)
+	if !strings.Contains(s, "+1 ~1 −0 vs #1") {
+		t.Errorf("the normalized pane does not count the edit against #1:\n%s", s)
+	}
+	found := false
+	for _, row := range strings.Split(s, "\n") {
+		found = found || strings.Contains(row, "+    w: ")
+	}
+	if !found {
+		t.Errorf("w's line is not marked +:\n%s", s)
+	}
+	if m = press(m, "D"); m.diff {
+		t.Error("a third D does not leave diff mode")
+	}
+}
