@@ -245,6 +245,8 @@ func (l *lowerer) call(n *ir.Node) error {
 		return l.reduction(n, op, bound)
 	case externOps[op]:
 		return l.extern(n, op, Extern)
+	case convPoolExtern(op, bound):
+		return l.extern(n, op, Extern) // convpool.go
 	}
 	return l.fallback(n, op, d.Kind)
 }

@@ -13,8 +13,9 @@ import (
 // run time (dlopen in a lazily initialized static; the library has no
 // link-time dependency on it), or to a generated cache-tiled GEMM when
 // OpenBLAS is absent, the operands' strides do not suit BLAS, or
-// GCDBG_NO_BLAS=1. conv2d is direct loops over the output, parallel over
-// (batch, output channel). The epilogue members then run over the output.
+// GCDBG_NO_BLAS=1. conv2d is im2col + that GEMM (conv.go; direct loops
+// over the output for tiny windows). The epilogue members then run over
+// the output.
 
 const blasPrelude = `
 #include <dlfcn.h>
@@ -94,7 +95,7 @@ func gemmPrelude(r *renderer) string {
 	var dts []tensor.DType
 	for _, k := range r.kernels {
 		for _, n := range k.Nodes {
-			if n.Kind == loopir.Extern && (n.Op == "mm" || n.Op == "bmm") {
+			if n.Kind == loopir.Extern && (n.Op == "mm" || n.Op == "bmm" || convOps[n.Op]) {
 				if b := r.p.Buffers[n.Name]; b != nil && !r.gemms[b.DType] {
 					r.gemms[b.DType] = true
 					dts = append(dts, b.DType)
@@ -210,6 +211,22 @@ func (g *kernelGen) extern(n *loopir.Node) {
 		g.line("}")
 	case "conv2d":
 		g.conv2d(n, args, out, ob)
+	case "conv2d_backward_input":
+		g.convBackwardInput(n, args, out, ob)
+	case "conv2d_backward_weight":
+		g.convBackwardWeight(n, args, out, ob)
+	case "max_pool2d":
+		g.maxPool(n, args, out, ob)
+	case "max_pool2d_backward":
+		g.maxPoolBackward(n, args, out, ob)
+	case "avg_pool2d":
+		g.avgPool(n, args, out, ob)
+	case "avg_pool2d_backward":
+		g.avgPoolBackward(n, args, out, ob)
+	case "adaptive_avg_pool2d":
+		g.adaptiveAvgPool(n, args, out, ob, false)
+	case "adaptive_avg_pool2d_backward":
+		g.adaptiveAvgPool(n, args, out, ob, true)
 	case "sort", "topk":
 		g.sortExtern(n, args, out, ob)
 	default:
@@ -279,6 +296,9 @@ func (g *kernelGen) conv2d(n *loopir.Node, args []ir.Arg, out *storage, ob *loop
 		g.fail("conv2d %s: stride, padding, dilation or groups not understood", n.Name)
 		return
 	}
+	if g.convGEMM(x, w, bias, out, ob, stride, pad, dil, groups) {
+		return
+	}
 	xs, xst := x.Sizes, x.Strides
 	os := ob.Sizes
 	nb, sxn := "1", "0"
@@ -330,6 +350,10 @@ func (g *kernelGen) conv2d(n *loopir.Node, args []ir.Arg, out *storage, ob *loop
 func (g *kernelGen) externFlops() int64 {
 	var f int64
 	for _, n := range g.k.Nodes {
+		if n.Kind == loopir.Extern && convOps[n.Op] {
+			f += g.convFlopCount(n)
+			continue
+		}
 		if n.Kind != loopir.Extern || (n.Op != "mm" && n.Op != "bmm") {
 			continue
 		}
@@ -353,4 +377,41 @@ func (g *kernelGen) externFlops() int64 {
 		}
 	}
 	return f
+}
+
+// convFlopCount is 2 × (output points) × CG·KH·KW of a convolution (the
+// same for its two backward GEMMs), 0 for symbolic sizes.
+func (g *kernelGen) convFlopCount(n *loopir.Node) int64 {
+	args := g.externArgs(n)
+	if len(args) < 2 {
+		return 0
+	}
+	val := func(a ir.Arg) *loopir.View {
+		if an, ok := a.(*ir.Node); ok {
+			return g.r.p.Values[an.Name]
+		}
+		return nil
+	}
+	ob := g.r.p.Buffers[n.Name]
+	var points, window []loopir.Expr
+	switch n.Op {
+	case "conv2d":
+		if w := val(args[1]); w != nil && ob != nil && len(w.Sizes) == 4 {
+			points, window = ob.Sizes, w.Sizes[1:]
+		}
+	case "conv2d_backward_input":
+		if gy, w := val(args[0]), val(args[1]); gy != nil && w != nil && len(w.Sizes) == 4 {
+			points, window = gy.Sizes, w.Sizes[1:]
+		}
+	case "conv2d_backward_weight":
+		if gy := val(args[0]); gy != nil && ob != nil && len(ob.Sizes) == 4 {
+			points, window = gy.Sizes, ob.Sizes[1:]
+		}
+	}
+	p, ok1 := static(points)
+	w, ok2 := static(window)
+	if !ok1 || !ok2 || len(points) == 0 {
+		return 0
+	}
+	return 2 * p * w
 }

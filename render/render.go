@@ -350,6 +350,7 @@ func (r *renderer) program() (*Source, error) {
 	head.WriteString(r.d.Prelude)
 	if r.d.Entry {
 		head.WriteString(gemmPrelude(r))
+		head.WriteString(convPrelude(r))
 	}
 	code := head.String()
 	line := strings.Count(code, "\n") + 1

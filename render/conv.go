@@ -1,0 +1,547 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"gcdbg/ir"
+	"gcdbg/loopir"
+	"gcdbg/tensor"
+)
+
+// Convolution and pooling, forward and backward (CPU dialect).
+//
+//   - conv2d: per image and group, im2col of the input window into a
+//     [CG·KH·KW, OH·OW] matrix, then one GEMM with the weight as a
+//     [OCG, CG·KH·KW] matrix (cblas_sgemm when OpenBLAS is there, the
+//     generated tiled GEMM otherwise), bias added after. Depthwise and
+//     other tiny windows (CG·KH·KW < 8) keep the direct loops.
+//   - conv2d_backward_input: per image and group, W_gᵀ · dY_g into a column
+//     matrix, then col2im adds it into dX (parallel over channels, so no
+//     two threads add into one plane).
+//   - conv2d_backward_weight: per group, Σ over images of dY_g · colᵀ.
+//   - max/avg/adaptive-avg pooling and their backward: direct loops,
+//     parallel over the (image, channel) planes, as the eager reference
+//     (tensor/conv.go, tensor/grad.go) computes them: max takes the first
+//     maximum of its window, a NaN wins (the first NaN), and its backward
+//     routes the gradient to that element.
+//
+// The im2col scratch is a static buffer that grows once (gcdbg_scratch):
+// no allocation per run after the first.
+
+// convOps use the GEMM and the im2col helpers.
+var convOps = map[string]bool{"conv2d": true, "conv2d_backward_input": true, "conv2d_backward_weight": true}
+
+const convPreludeScratch = `
+/* A growing static buffer per slot for im2col columns and packed operands:
+   kernels run one at a time, so slots are not shared between two calls. */
+static void *gcdbg_scratch(int slot, size_t bytes) {
+  static void *buf[4];
+  static size_t cap[4];
+  if (bytes > cap[slot]) {
+    free(buf[slot]);
+    buf[slot] = malloc(bytes);
+    cap[slot] = buf[slot] ? bytes : 0;
+    if (!buf[slot]) abort();
+  }
+  return buf[slot];
+}
+`
+
+// convHelpers are im2col and col2im for one element type.
+func convHelpers(t string) string {
+	n := sanitizeIdent(t)
+	return fmt.Sprintf(`
+static void gcdbg_im2col_%[1]s(const %[2]s *X, int64_t sc, int64_t sh, int64_t sw, int64_t CG, int64_t H, int64_t W,
+    int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t s0, int64_t s1, int64_t p0, int64_t p1, int64_t d0, int64_t d1, %[2]s *col) {
+  #pragma omp parallel for collapse(3) if(CG * KH * KW * OH * OW > 32768)
+  for (int64_t c = 0; c < CG; c++)
+    for (int64_t kh = 0; kh < KH; kh++)
+      for (int64_t kw = 0; kw < KW; kw++) {
+        %[2]s *dst = col + ((c * KH + kh) * KW + kw) * OH * OW;
+        for (int64_t oh = 0; oh < OH; oh++) {
+          const int64_t ih = oh * s0 - p0 + kh * d0;
+          %[2]s *d = dst + oh * OW;
+          if (ih < 0 || ih >= H) { for (int64_t ow = 0; ow < OW; ow++) d[ow] = 0; continue; }
+          const %[2]s *x = X + c * sc + ih * sh;
+          for (int64_t ow = 0; ow < OW; ow++) {
+            const int64_t iw = ow * s1 - p1 + kw * d1;
+            d[ow] = (iw >= 0 && iw < W) ? x[iw * sw] : 0;
+          }
+        }
+      }
+}
+static void gcdbg_col2im_%[1]s(const %[2]s *col, int64_t CG, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t OH, int64_t OW,
+    int64_t s0, int64_t s1, int64_t p0, int64_t p1, int64_t d0, int64_t d1, %[2]s *dX) {
+  #pragma omp parallel for if(CG * KH * KW * OH * OW > 32768)
+  for (int64_t c = 0; c < CG; c++)
+    for (int64_t kh = 0; kh < KH; kh++)
+      for (int64_t kw = 0; kw < KW; kw++) {
+        const %[2]s *src = col + ((c * KH + kh) * KW + kw) * OH * OW;
+        for (int64_t oh = 0; oh < OH; oh++) {
+          const int64_t ih = oh * s0 - p0 + kh * d0;
+          if (ih < 0 || ih >= H) continue;
+          %[2]s *x = dX + (c * H + ih) * W;
+          for (int64_t ow = 0; ow < OW; ow++) {
+            const int64_t iw = ow * s1 - p1 + kw * d1;
+            if (iw >= 0 && iw < W) x[iw] += src[oh * OW + ow];
+          }
+        }
+      }
+}
+`, n, t)
+}
+
+// convPrelude writes the scratch allocator and the helpers per type.
+func convPrelude(r *renderer) string {
+	seen := map[tensor.DType]bool{}
+	var b strings.Builder
+	for _, k := range r.kernels {
+		for _, n := range k.Nodes {
+			if n.Kind != loopir.Extern || !convOps[n.Op] {
+				continue
+			}
+			if buf := r.p.Buffers[n.Name]; buf != nil && !seen[buf.DType] {
+				if len(seen) == 0 {
+					b.WriteString(convPreludeScratch)
+				}
+				seen[buf.DType] = true
+				b.WriteString(convHelpers(r.d.Types[buf.DType]))
+			}
+		}
+	}
+	return b.String()
+}
+
+// pairOr reads an int pair, def when the argument is None or empty.
+func pairOr(a ir.Arg, def [2]int64) ([2]int64, bool) {
+	if a == nil || emptyArg(a) {
+		return def, true
+	}
+	return pairArg(a)
+}
+
+func emptyArg(a ir.Arg) bool {
+	switch x := a.(type) {
+	case ir.Tuple:
+		return len(x) == 0
+	case ir.List:
+		return len(x) == 0
+	}
+	return false
+}
+
+// convGeom is one convolution's shape, as C expressions.
+type convGeom struct {
+	N, C, H, W, OC, CG, OCG, KH, KW, OH, OW string
+	groups                                  int64
+	stride, pad, dil                        [2]int64
+}
+
+func (c convGeom) decl(g *kernelGen) {
+	g.line("const int64_t N = %s, C = %s, H = %s, W = %s, OC = %s, KH = %s, KW = %s, OH = %s, OW = %s;",
+		c.N, c.C, c.H, c.W, c.OC, c.KH, c.KW, c.OH, c.OW)
+	g.line("const int64_t CG = C / %d, OCG = OC / %d, CGK = CG * KH * KW, OHW = OH * OW;", c.groups, c.groups)
+}
+
+// flatStride is the stride of a flattened run of dimensions (e.g. the
+// weight's (CG, KH, KW) as one axis): the innermost stride when the outer
+// ones are whole multiples of it, "" when the dimensions do not flatten.
+func flatStride(sizes, strides []loopir.Expr) string {
+	for i := 0; i+1 < len(sizes); i++ {
+		inner, ok1 := strides[i+1].(loopir.Const)
+		outer, ok2 := strides[i].(loopir.Const)
+		sz, ok3 := sizes[i+1].(loopir.Const)
+		if !ok1 || !ok2 || !ok3 || outer.V != inner.V*sz.V {
+			return ""
+		}
+	}
+	return strides[len(strides)-1].String()
+}
+
+// convArgs reads stride, padding, dilation and groups at args[i..i+3].
+func (g *kernelGen) convArgs(n *loopir.Node, args []ir.Arg, i int) (st, pad, dil [2]int64, groups int64, ok bool) {
+	st, ok1 := pairArg(args[i])
+	pad, ok2 := pairArg(args[i+1])
+	dil, ok3 := pairArg(args[i+2])
+	groups, ok4 := args[i+3].(int64)
+	if !ok1 || !ok2 || !ok3 || !ok4 || groups < 1 {
+		g.fail("%s %s: stride, padding, dilation or groups not understood", n.Op, n.Name)
+		return st, pad, dil, groups, false
+	}
+	return st, pad, dil, groups, true
+}
+
+// convGEMM writes conv2d as im2col + GEMM; false when the weight does not
+// flatten to a matrix or the window is too small to gain (direct loops).
+func (g *kernelGen) convGEMM(x, w, bias *loopir.View, out *storage, ob *loopir.Buffer, stride, pad, dil [2]int64, groups int64) bool {
+	if len(x.Sizes) != 4 {
+		return false
+	}
+	ws := flatStride(w.Sizes[1:], w.Strides[1:])
+	if ws == "" {
+		return false
+	}
+	if k, ok := static(w.Sizes[1:]); !ok || k < 8 {
+		return false
+	}
+	t := g.ctype(ob.DType)
+	tn := sanitizeIdent(t)
+	geo := convGeom{N: g.e(x.Sizes[0]), C: g.e(x.Sizes[1]), H: g.e(x.Sizes[2]), W: g.e(x.Sizes[3]), OC: g.e(w.Sizes[0]),
+		KH: g.e(w.Sizes[2]), KW: g.e(w.Sizes[3]), OH: g.e(ob.Sizes[2]), OW: g.e(ob.Sizes[3]), groups: groups}
+	g.line("{ /* conv2d: im2col + GEMM per image and group */")
+	g.ind++
+	geo.decl(g)
+	g.line("const %s *X = %s; const %s *Wt = %s;", t, g.ptr(x), t, g.ptr(w))
+	g.line("%s *col = (%s *)gcdbg_scratch(0, (size_t)(CGK * OHW > 0 ? CGK * OHW : 1) * sizeof(%s));", t, t, t)
+	g.line("for (int64_t n = 0; n < N; n++)")
+	g.line("  for (int64_t gi = 0; gi < %d; gi++) {", groups)
+	g.line("    gcdbg_im2col_%s(X + n * %s + gi * CG * %s, %s, %s, %s, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, col);",
+		tn, g.e(x.Strides[0]), g.e(x.Strides[1]), g.e(x.Strides[1]), g.e(x.Strides[2]), g.e(x.Strides[3]),
+		stride[0], stride[1], pad[0], pad[1], dil[0], dil[1])
+	g.line("    %s *Y = %s + (n * OC + gi * OCG) * OHW;", t, out.c)
+	g.line("    %s(OCG, OHW, CGK, Wt + gi * OCG * %s, %s, %s, col, OHW, 1, Y, OHW);", gemmName(t), g.e(w.Strides[0]), g.e(w.Strides[0]), ws)
+	if bias != nil {
+		g.line("    for (int64_t co = 0; co < OCG; co++) {")
+		g.line("      const %s b = %s[(gi * OCG + co) * %s];", t, g.ptr(bias), g.e(bias.Strides[0]))
+		g.line("      %s simd", "#pragma omp")
+		g.line("      for (int64_t p = 0; p < OHW; p++) Y[co * OHW + p] += b;")
+		g.line("    }")
+	}
+	g.line("  }")
+	g.ind--
+	g.line("}")
+	return true
+}
+
+// convBackwardInput writes dX = col2im(W_gᵀ · dY_g) per image and group.
+func (g *kernelGen) convBackwardInput(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
+	gy, w := g.operand(args[0], "grad_output"), g.operand(args[1], "weight")
+	if gy == nil || w == nil || len(gy.Sizes) != 4 || len(w.Sizes) != 4 || len(ob.Sizes) != 4 {
+		g.fail("%s %s: grad_output and weight must be 4-D", n.Op, n.Name)
+		return
+	}
+	stride, pad, dil, groups, ok := g.convArgs(n, args, 3)
+	if !ok {
+		return
+	}
+	t := g.ctype(ob.DType)
+	tn := sanitizeIdent(t)
+	geo := convGeom{N: g.e(ob.Sizes[0]), C: g.e(ob.Sizes[1]), H: g.e(ob.Sizes[2]), W: g.e(ob.Sizes[3]), OC: g.e(w.Sizes[0]),
+		KH: g.e(w.Sizes[2]), KW: g.e(w.Sizes[3]), OH: g.e(gy.Sizes[2]), OW: g.e(gy.Sizes[3]), groups: groups}
+	g.line("{ /* conv2d_backward_input: col = W_g^T dY_g, col2im into dX, per image and group */")
+	g.ind++
+	geo.decl(g)
+	gyp, gys := g.packed(gy, t, 1)
+	wp, wst := g.packed(w, t, 2)
+	g.line("%s *col = (%s *)gcdbg_scratch(0, (size_t)(CGK * OHW > 0 ? CGK * OHW : 1) * sizeof(%s));", t, t, t)
+	g.line("memset(%s, 0, (size_t)(N * C * H * W) * sizeof(%s));", out.c, t)
+	g.line("for (int64_t n = 0; n < N; n++)")
+	g.line("  for (int64_t gi = 0; gi < %d; gi++) {", groups)
+	g.line("    %s(CGK, OHW, OCG, %s + gi * OCG * %s, %s, %s, %s + n * %s + gi * OCG * %s, %s, %s, col, OHW);", gemmName(t),
+		wp, wst[0], wst[3], wst[0], gyp, gys[0], gys[1], gys[1], gys[3])
+	g.line("    gcdbg_col2im_%s(col, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, %s + (n * C + gi * CG) * H * W);",
+		tn, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], out.c)
+	g.line("  }")
+	g.ind--
+	g.line("}")
+}
+
+// convBackwardWeight writes dW_g = Σ_n dY_g[n] · col[n]ᵀ.
+func (g *kernelGen) convBackwardWeight(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
+	gy, x := g.operand(args[0], "grad_output"), g.operand(args[1], "input")
+	if gy == nil || x == nil || len(gy.Sizes) != 4 || len(x.Sizes) != 4 || len(ob.Sizes) != 4 {
+		g.fail("%s %s: grad_output and input must be 4-D", n.Op, n.Name)
+		return
+	}
+	stride, pad, dil, groups, ok := g.convArgs(n, args, 3)
+	if !ok {
+		return
+	}
+	t := g.ctype(ob.DType)
+	tn := sanitizeIdent(t)
+	geo := convGeom{N: g.e(x.Sizes[0]), C: g.e(x.Sizes[1]), H: g.e(x.Sizes[2]), W: g.e(x.Sizes[3]), OC: g.e(ob.Sizes[0]),
+		KH: g.e(ob.Sizes[2]), KW: g.e(ob.Sizes[3]), OH: g.e(gy.Sizes[2]), OW: g.e(gy.Sizes[3]), groups: groups}
+	g.line("{ /* conv2d_backward_weight: dW_g = sum over images of dY_g col^T */")
+	g.ind++
+	geo.decl(g)
+	gyp, gys := g.packed(gy, t, 1)
+	g.line("%s *col = (%s *)gcdbg_scratch(0, (size_t)(CGK * OHW > 0 ? CGK * OHW : 1) * sizeof(%s));", t, t, t)
+	g.line("%s *part = (%s *)gcdbg_scratch(3, (size_t)(OCG * CGK > 0 ? OCG * CGK : 1) * sizeof(%s));", t, t, t)
+	g.line("memset(%s, 0, (size_t)(OC * CGK) * sizeof(%s));", out.c, t)
+	g.line("for (int64_t gi = 0; gi < %d; gi++)", groups)
+	g.line("  for (int64_t n = 0; n < N; n++) {")
+	g.line("    gcdbg_im2col_%s(%s + n * %s + gi * CG * %s, %s, %s, %s, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, col);",
+		tn, g.ptr(x), g.e(x.Strides[0]), g.e(x.Strides[1]), g.e(x.Strides[1]), g.e(x.Strides[2]), g.e(x.Strides[3]),
+		stride[0], stride[1], pad[0], pad[1], dil[0], dil[1])
+	g.line("    %s(OCG, CGK, OHW, %s + n * %s + gi * OCG * %s, %s, %s, col, 1, OHW, part, CGK);", gemmName(t),
+		gyp, gys[0], gys[1], gys[1], gys[3])
+	g.line("    %s *dw = %s + gi * OCG * CGK;", t, out.c)
+	g.line("    %s simd", "#pragma omp")
+	g.line("    for (int64_t i = 0; i < OCG * CGK; i++) dw[i] += part[i];")
+	g.line("  }")
+	g.ind--
+	g.line("}")
+}
+
+// packed returns a pointer and four strides for a 4-D operand whose last
+// two dimensions flatten (stride of dim 2 = size of dim 3 × stride of dim
+// 3), as the GEMMs read them; otherwise it writes a copy into a
+// contiguous scratch slot and returns that.
+func (g *kernelGen) packed(v *loopir.View, t string, slot int) (string, [4]string) {
+	var st [4]string
+	for i := range st {
+		st[i] = g.e(v.Strides[i])
+	}
+	if flatStride(v.Sizes[2:], v.Strides[2:]) != "" && (slot != 2 || flatStride(v.Sizes[1:], v.Strides[1:]) != "") {
+		return g.ptr(v), st
+	}
+	s := [4]string{g.e(v.Sizes[0]), g.e(v.Sizes[1]), g.e(v.Sizes[2]), g.e(v.Sizes[3])}
+	p := fmt.Sprintf("pk%d", slot)
+	g.line("%s *%s = (%s *)gcdbg_scratch(%d, (size_t)(%s * %s * %s * %s) * sizeof(%s) + 1);", t, p, t, slot, s[0], s[1], s[2], s[3], t)
+	g.line("{ const %s *src = %s;", t, g.ptr(v))
+	g.line("  #pragma omp parallel for collapse(2) if(%s * %s * %s * %s > 32768)", s[0], s[1], s[2], s[3])
+	g.line("  for (int64_t a = 0; a < %s; a++) for (int64_t b = 0; b < %s; b++) for (int64_t c = 0; c < %s; c++) for (int64_t d = 0; d < %s; d++)", s[0], s[1], s[2], s[3])
+	g.line("    %s[((a * %s + b) * %s + c) * %s + d] = src[a * %s + b * %s + c * %s + d * %s]; }", p, s[1], s[2], s[3], st[0], st[1], st[2], st[3])
+	return p, [4]string{"(" + s[1] + " * " + s[2] + " * " + s[3] + ")", "(" + s[2] + " * " + s[3] + ")", s[3], "1"}
+}
+
+// poolGeom reads a pooling node's window parameters.
+type poolGeom struct {
+	kernel, stride, pad, dil [2]int64
+}
+
+func (g *kernelGen) poolArgs(n *loopir.Node, args []ir.Arg, k int, hasDil bool) (poolGeom, bool) {
+	var p poolGeom
+	var ok1, ok2, ok3 bool
+	p.kernel, ok1 = pairArg(args[k])
+	p.stride, ok2 = pairOr(args[k+1], p.kernel)
+	p.pad, ok3 = pairArg(args[k+2])
+	p.dil = [2]int64{1, 1}
+	ok4 := true
+	if hasDil {
+		p.dil, ok4 = pairArg(args[k+3])
+	}
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		g.fail("%s %s: kernel_size, stride, padding or dilation not understood", n.Op, n.Name)
+		return p, false
+	}
+	return p, true
+}
+
+// pool4 declares N, C, H, W (the input's) and OH, OW.
+func (g *kernelGen) pool4(x *loopir.View, oh, ow loopir.Expr) {
+	g.line("const int64_t NC = %s * %s, C = %s, H = %s, W = %s, OH = %s, OW = %s;", g.e(x.Sizes[0]), g.e(x.Sizes[1]), g.e(x.Sizes[1]),
+		g.e(x.Sizes[2]), g.e(x.Sizes[3]), g.e(oh), g.e(ow))
+}
+
+// xAt is the C address of input element (plane nc, ih, iw) of view x.
+func (g *kernelGen) xAt(x *loopir.View, nc, ih, iw string) string {
+	return fmt.Sprintf("%s[(%s / C) * %s + (%s %% C) * %s + (%s) * %s + (%s) * %s]", g.ptr(x), nc, g.e(x.Strides[0]), nc, g.e(x.Strides[1]),
+		ih, g.e(x.Strides[2]), iw, g.e(x.Strides[3]))
+}
+
+// maxWindow writes the search of window (oh, ow) of plane nc: best is the
+// flat index in the plane of the first maximum (or first NaN), -1 when the
+// window is all padding; m its value.
+func (g *kernelGen) maxWindow(x *loopir.View, p poolGeom, t string) {
+	g.line("int64_t best = -1; %s m = -(%s)INFINITY;", t, t)
+	g.line("for (int64_t kh = 0; kh < %d && !(best >= 0 && m != m); kh++) {", p.kernel[0])
+	g.line("  const int64_t ih = oh * %d - %d + kh * %d;", p.stride[0], p.pad[0], p.dil[0])
+	g.line("  if (ih < 0 || ih >= H) continue;")
+	g.line("  for (int64_t kw = 0; kw < %d; kw++) {", p.kernel[1])
+	g.line("    const int64_t iw = ow * %d - %d + kw * %d;", p.stride[1], p.pad[1], p.dil[1])
+	g.line("    if (iw < 0 || iw >= W) continue;")
+	g.line("    const %s v = %s;", t, g.xAt(x, "nc", "ih", "iw"))
+	g.line("    if (v != v) { best = ih * W + iw; m = v; break; }")
+	g.line("    if (v > m || best < 0) { best = ih * W + iw; m = v; }")
+	g.line("  }")
+	g.line("}")
+}
+
+func (g *kernelGen) maxPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
+	x := g.operand(args[0], "input")
+	p, ok := g.poolArgs(n, args, 1, true)
+	if x == nil || !ok || len(x.Sizes) != 4 {
+		g.fail("%s %s: a 4-D input and int windows are needed", n.Op, n.Name)
+		return
+	}
+	t := g.ctype(ob.DType)
+	g.line("{ /* max_pool2d: first maximum of each window, NaN wins */")
+	g.ind++
+	g.pool4(x, ob.Sizes[2], ob.Sizes[3])
+	g.line("#pragma omp parallel for if(NC * OH * OW > 32768)")
+	g.line("for (int64_t nc = 0; nc < NC; nc++)")
+	g.line("  for (int64_t oh = 0; oh < OH; oh++)")
+	g.line("    for (int64_t ow = 0; ow < OW; ow++) {")
+	g.ind += 3
+	g.maxWindow(x, p, t)
+	g.line("%s[(nc * OH + oh) * OW + ow] = m;", out.c)
+	g.ind -= 3
+	g.line("    }")
+	g.ind--
+	g.line("}")
+}
+
+func (g *kernelGen) maxPoolBackward(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
+	gy, x := g.operand(args[0], "grad_output"), g.operand(args[1], "self")
+	p, ok := g.poolArgs(n, args, 2, true)
+	if gy == nil || x == nil || !ok || len(x.Sizes) != 4 || len(gy.Sizes) != 4 {
+		g.fail("%s %s: 4-D tensors and int windows are needed", n.Op, n.Name)
+		return
+	}
+	t := g.ctype(ob.DType)
+	g.line("{ /* max_pool2d_backward: each gradient to its window's first maximum (or first NaN) */")
+	g.ind++
+	g.pool4(x, gy.Sizes[2], gy.Sizes[3])
+	g.line("#pragma omp parallel for if(NC * H * W > 32768)")
+	g.line("for (int64_t nc = 0; nc < NC; nc++) {")
+	g.line("  %s *dx = %s + nc * H * W;", t, out.c)
+	g.line("  for (int64_t i = 0; i < H * W; i++) dx[i] = 0;")
+	g.line("  for (int64_t oh = 0; oh < OH; oh++)")
+	g.line("    for (int64_t ow = 0; ow < OW; ow++) {")
+	g.ind += 3
+	g.maxWindow(x, p, t)
+	g.line("if (best >= 0) dx[best] += %s;", g.xAt(gy, "nc", "oh", "ow"))
+	g.ind -= 3
+	g.line("    }")
+	g.line("}")
+	g.ind--
+	g.line("}")
+}
+
+// avgArgs reads ceil_mode's neighbours: count_include_pad, divisor_override.
+func (g *kernelGen) avgArgs(args []ir.Arg, i int) (cip bool, div int64) {
+	cip = true
+	if b, ok := args[i].(bool); ok {
+		cip = b
+	}
+	if d, ok := args[i+1].(int64); ok {
+		div = d
+	}
+	return cip, div
+}
+
+// avgWindow declares hs, he, ws, we (clipped) and div for window (oh, ow).
+func (g *kernelGen) avgWindow(p poolGeom, cip bool, div int64) {
+	g.line("int64_t hs = oh * %d - %d, ws = ow * %d - %d;", p.stride[0], p.pad[0], p.stride[1], p.pad[1])
+	g.line("int64_t he = hs + %d < H + %d ? hs + %d : H + %d, we = ws + %d < W + %d ? ws + %d : W + %d;",
+		p.kernel[0], p.pad[0], p.kernel[0], p.pad[0], p.kernel[1], p.pad[1], p.kernel[1], p.pad[1])
+	if div == 0 && cip {
+		g.line("const int64_t pool = (he - hs) * (we - ws);")
+	}
+	g.line("hs = hs > 0 ? hs : 0; ws = ws > 0 ? ws : 0; he = he < H ? he : H; we = we < W ? we : W;")
+	switch {
+	case div != 0:
+		g.line("const double div = %d;", div)
+	case cip:
+		g.line("const double div = (double)pool;")
+	default:
+		g.line("const double div = (double)((he - hs) * (we - ws));")
+	}
+}
+
+func (g *kernelGen) avgPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
+	x := g.operand(args[0], "input")
+	p, ok := g.poolArgs(n, args, 1, false)
+	if x == nil || !ok || len(x.Sizes) != 4 {
+		g.fail("%s %s: a 4-D input and int windows are needed", n.Op, n.Name)
+		return
+	}
+	cip, div := g.avgArgs(args, 5)
+	t := g.ctype(ob.DType)
+	g.line("{ /* avg_pool2d */")
+	g.ind++
+	g.pool4(x, ob.Sizes[2], ob.Sizes[3])
+	g.line("#pragma omp parallel for if(NC * OH * OW > 32768)")
+	g.line("for (int64_t nc = 0; nc < NC; nc++)")
+	g.line("  for (int64_t oh = 0; oh < OH; oh++)")
+	g.line("    for (int64_t ow = 0; ow < OW; ow++) {")
+	g.ind += 3
+	g.avgWindow(p, cip, div)
+	g.line("double s = 0;")
+	g.line("for (int64_t ih = hs; ih < he; ih++) for (int64_t iw = ws; iw < we; iw++) s += %s;", g.xAt(x, "nc", "ih", "iw"))
+	g.line("%s[(nc * OH + oh) * OW + ow] = (hs >= he || ws >= we) ? 0 : (%s)(s / div);", out.c, t)
+	g.ind -= 3
+	g.line("    }")
+	g.ind--
+	g.line("}")
+}
+
+func (g *kernelGen) avgPoolBackward(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
+	gy, x := g.operand(args[0], "grad_output"), g.operand(args[1], "self")
+	p, ok := g.poolArgs(n, args, 2, false)
+	if gy == nil || x == nil || !ok || len(x.Sizes) != 4 || len(gy.Sizes) != 4 {
+		g.fail("%s %s: 4-D tensors and int windows are needed", n.Op, n.Name)
+		return
+	}
+	cip, div := g.avgArgs(args, 6)
+	t := g.ctype(ob.DType)
+	g.line("{ /* avg_pool2d_backward: each gradient spread over its window by the forward's divisor */")
+	g.ind++
+	g.pool4(x, gy.Sizes[2], gy.Sizes[3])
+	g.line("#pragma omp parallel for if(NC * H * W > 32768)")
+	g.line("for (int64_t nc = 0; nc < NC; nc++) {")
+	g.line("  %s *dx = %s + nc * H * W;", t, out.c)
+	g.line("  for (int64_t i = 0; i < H * W; i++) dx[i] = 0;")
+	g.line("  for (int64_t oh = 0; oh < OH; oh++)")
+	g.line("    for (int64_t ow = 0; ow < OW; ow++) {")
+	g.ind += 3
+	g.avgWindow(p, cip, div)
+	g.line("if (hs >= he || ws >= we) continue;")
+	g.line("const %s gv = (%s)(%s / div);", t, t, g.xAt(gy, "nc", "oh", "ow"))
+	g.line("for (int64_t ih = hs; ih < he; ih++) for (int64_t iw = ws; iw < we; iw++) dx[ih * W + iw] += gv;")
+	g.ind -= 3
+	g.line("    }")
+	g.line("}")
+	g.ind--
+	g.line("}")
+}
+
+func (g *kernelGen) adaptiveAvgPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer, backward bool) {
+	var x, gy *loopir.View
+	var oh, ow loopir.Expr
+	if backward {
+		gy, x = g.operand(args[0], "grad_output"), g.operand(args[1], "self")
+		if gy == nil || len(gy.Sizes) != 4 {
+			g.fail("%s %s: grad_output must be 4-D", n.Op, n.Name)
+			return
+		}
+		oh, ow = gy.Sizes[2], gy.Sizes[3]
+	} else {
+		x = g.operand(args[0], "input")
+		oh, ow = ob.Sizes[2], ob.Sizes[3]
+	}
+	if x == nil || len(x.Sizes) != 4 {
+		g.fail("%s %s: the input must be 4-D", n.Op, n.Name)
+		return
+	}
+	t := g.ctype(ob.DType)
+	g.line("{ /* %s: cell i covers rows floor(i*H/OH) .. ceil((i+1)*H/OH)-1 */", n.Op)
+	g.ind++
+	g.pool4(x, oh, ow)
+	g.line("#pragma omp parallel for if(NC * H * W > 32768)")
+	g.line("for (int64_t nc = 0; nc < NC; nc++) {")
+	if backward {
+		g.line("  %s *dx = %s + nc * H * W;", t, out.c)
+		g.line("  for (int64_t i = 0; i < H * W; i++) dx[i] = 0;")
+	}
+	g.line("  for (int64_t oh = 0; oh < OH; oh++) {")
+	g.line("    const int64_t hs = oh * H / OH, he = ((oh + 1) * H + OH - 1) / OH;")
+	g.line("    for (int64_t ow = 0; ow < OW; ow++) {")
+	g.line("      const int64_t ws = ow * W / OW, we = ((ow + 1) * W + OW - 1) / OW;")
+	g.line("      const double div = (double)((he - hs) * (we - ws));")
+	if backward {
+		g.line("      const %s gv = (%s)(%s / div);", t, t, g.xAt(gy, "nc", "oh", "ow"))
+		g.line("      for (int64_t ih = hs; ih < he; ih++) for (int64_t iw = ws; iw < we; iw++) dx[ih * W + iw] += gv;")
+	} else {
+		g.line("      double s = 0;")
+		g.line("      for (int64_t ih = hs; ih < he; ih++) for (int64_t iw = ws; iw < we; iw++) s += %s;", g.xAt(x, "nc", "ih", "iw"))
+		g.line("      %s[(nc * OH + oh) * OW + ow] = (%s)(s / div);", out.c, t)
+	}
+	g.line("    }")
+	g.line("  }")
+	g.line("}")
+	g.ind--
+	g.line("}")
+}
