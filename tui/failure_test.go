@@ -11,7 +11,7 @@ import (
 // captured graph marks the node, the guards stay, every later stage says
 // where and why the pipeline stopped (issue 15, graceful degradation).
 func TestExploreShowsStagesUpToUnknownOp(t *testing.T) {
-	tr, err := trace.Load("../stages/testdata/unknown_op.json")
+	tr, err := trace.Load("../stages/testdata/degrade/unknown_op.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,9 @@ func buildTour(ud *unitDoc) []tourStep {
 		return i >= 0 && ud.stages[i].err == ""
 	}
 	teach := func(name string) string {
+		if idx(name) < 0 {
+			return ""
+		}
 		st := stages.Table[idx(name)]
 		if st.Teach != "" {
 			return st.Teach
@@ -87,7 +90,8 @@ func buildTour(ud *unitDoc) []tourStep {
 	add(tourStep{left: "captured", right: "normalized", node: first,
 		text: fmt.Sprintf("This is %s as the producer captured it (%d nodes). The cursor is on %s, its first call; the right pane lights up (●) what it became, and the stage list marks (●) every stage where it lives. j/k move the cursor, tab switches panes, ] [ step a pane through the stages and keep the selection, D marks what each stage changed.\n\n%s",
 			ud.unit.Captured.Name, len(cg.Nodes), first, teach("captured"))})
-	if g := ud.stages[idx("guards")]; has("guards") {
+	if has("guards") {
+		g := ud.stages[idx("guards")]
 		for _, l := range g.lines {
 			if strings.HasPrefix(l, "  ") && strings.TrimSpace(l) != "" {
 				add(tourStep{left: "guards", right: "captured", find: strings.TrimSpace(l)[:min(len(strings.TrimSpace(l)), 30)],
