@@ -39,6 +39,10 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if *watchFile {
 		return exploreWatch(path, *runs, stdout, stderr)
 	}
+	if path != "" {
+		// A large trace takes seconds to read: say so before the screen clears.
+		fmt.Fprintf(stderr, "gcdbg explore: loading %s…\n", path)
+	}
 	tr, err := loadTrace(path)
 	if err != nil {
 		fmt.Fprintln(stderr, "gcdbg explore:", err)
