@@ -740,7 +740,9 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
         elif n.op == "call_module":
             m = gm.get_submodule(n.target)
             params = {}
-            for pn, p in list(m.named_parameters(recurse=False)) + list(m.named_buffers(recurse=False)):
+            # MultiheadAttention is a leaf whose out_proj Linear holds parameters too.
+            rec = isinstance(m, torch.nn.MultiheadAttention)
+            for pn, p in list(m.named_parameters(recurse=rec)) + list(m.named_buffers(recurse=rec)):
                 if p is None:
                     continue
                 qual = n.target + "." + pn

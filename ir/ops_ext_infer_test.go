@@ -8,7 +8,7 @@ func init() {
 		"scatter", "scatter_reduce", "pad", "interpolate", "conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "convolution",
 		"pixel_shuffle", "pixel_unshuffle", "diagonal", "repeat", "fill", "empty", "empty_strided", "cdist", "cosine_similarity",
 		"normalize", "take_along_dim", "scaled_dot_product_attention",
-		"max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "local_response_norm", "gru_cell", "lstm_cell"} {
+		"max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "local_response_norm", "gru_cell", "lstm_cell", "multi_head_attention"} {
 		fallbackOps["aten."+n] = true
 	}
 }

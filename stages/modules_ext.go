@@ -302,3 +302,34 @@ func init() {
 		return "cosine_similarity", []ir.Arg{a, b, attr(m, "dim", int64(1)), attr(m, "eps", 1e-8)}, nil
 	}
 }
+
+func init() {
+	moduleRulesN["torch.nn.MultiheadAttention"] = func(m *ir.Module, args []ir.Arg, kw map[string]ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+		q, k, v := args0(args, kw, 0, "query"), args0(args, kw, 1, "key"), args0(args, kw, 2, "value")
+		if q == nil || k == nil || v == nil {
+			return "", nil, fmt.Errorf("args: MultiheadAttention takes (query, key, value)")
+		}
+		if p["in_proj_weight"] == nil || p["out_proj.weight"] == nil {
+			return "", nil, fmt.Errorf("module.params: MultiheadAttention without a packed in_proj_weight (kdim/vdim differ from embed_dim) or without out_proj.weight in the trace is not supported; re-export with exporter/gcdbg_export.py")
+		}
+		if d, _ := attr(m, "dropout", 0.0).(float64); d != 0 {
+			if tr, _ := m.Attrs["training"].(bool); tr {
+				return "", nil, fmt.Errorf("module.attrs.dropout: MultiheadAttention with dropout=%g in training draws random numbers gcdbg does not replay; use dropout=0 or eval()", d)
+			}
+		}
+		for _, a := range []string{"num_heads", "batch_first"} {
+			if _, ok := m.Attrs[a]; !ok {
+				return "", nil, fmt.Errorf("module.attrs.%s: the trace does not record it; re-export with exporter/gcdbg_export.py", a)
+			}
+		}
+		get := func(i int, name string, def ir.Arg) ir.Arg {
+			if v := args0(args, kw, i, name); v != nil {
+				return v
+			}
+			return def
+		}
+		return "multi_head_attention", []ir.Arg{q, k, v, attr(m, "num_heads", nil), paramArg(p, "in_proj_weight"), paramArg(p, "in_proj_bias"),
+			paramArg(p, "out_proj.weight"), paramArg(p, "out_proj.bias"), get(3, "key_padding_mask", nil), get(4, "need_weights", true),
+			get(5, "attn_mask", nil), get(6, "average_attn_weights", true), attr(m, "batch_first", false)}, nil
+	}
+}

@@ -89,3 +89,24 @@ for dt in (f32, f64):
     case("lstm_cell", lambda a, hc, wi, wh, bi, bh: torch.lstm_cell(a, hc, wi, wh, bi, bh), xi, [h, c], lc.weight_ih.detach(), lc.weight_hh.detach(), lc.bias_ih.detach(), lc.bias_hh.detach())
     case("lstm_cell", lambda a, hc, wi, wh, bi, bh: torch.lstm_cell(a, hc, wi, wh, bi, bh), xi, [h, c], lc.weight_ih.detach(), lc.weight_hh.detach(), None, None)
 case("adaptive_max_pool2d", lambda a, o, ri: F.adaptive_max_pool2d(a, o, ri), torch.tensor([[[[1.0, float("nan")], [3.0, 4.0]]]]), 1, False, grad=False)
+
+# MultiheadAttention's forward.
+def mha(q, k, v, H, inw, inb, ow, ob, kpm, nw, am, avg, bf):
+    if bf:
+        q, k, v = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)
+    out, w = F.multi_head_attention_forward(q, k, v, q.size(-1), H, inw, inb, None, None, False, 0.0, ow, ob,
+                                            training=False, key_padding_mask=kpm, need_weights=True,
+                                            attn_mask=am, average_attn_weights=avg)
+    if bf:
+        out = out.transpose(0, 1)
+    return out, w
+
+
+for dt in (f32, f64):
+    E, H = 8, 2
+    inw, inb, ow, ob = r(3 * E, E, dtype=dt, lo=-0.5, hi=0.5), r(3 * E, dtype=dt), r(E, E, dtype=dt, lo=-0.5, hi=0.5), r(E, dtype=dt)
+    q, kv = r(4, 3, E, dtype=dt), r(5, 3, E, dtype=dt)
+    case("multi_head_attention", mha, q, kv, kv, H, inw, inb, ow, ob, None, True, None, True, False)
+    case("multi_head_attention", mha, q, q, q, H, inw, inb, ow, ob, None, True, torch.ones(4, 4, dtype=torch.bool).triu(1), False, False)
+    case("multi_head_attention", mha, r(3, 4, E, dtype=dt), r(3, 5, E, dtype=dt), r(3, 5, E, dtype=dt), H, inw, None, ow, None,
+         torch.tensor([[False] * 5, [False, False, False, True, True], [False] * 4 + [True]]), True, r(4, 5, dtype=dt), True, True)

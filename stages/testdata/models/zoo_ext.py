@@ -30,6 +30,8 @@ class Model(nn.Module):
         self.kl = nn.KLDivLoss(reduction="batchmean")
         self.ce = nn.CrossEntropyLoss(label_smoothing=0.1)
         self.nll = nn.NLLLoss(weight=torch.tensor([1.0, 2.0, 0.5, 1.0]), ignore_index=1)
+        self.mha = nn.MultiheadAttention(4, 2)
+        self.mhab = nn.MultiheadAttention(4, 1, batch_first=True)
 
     def forward(self, x, t, p, cls):
         h = self.fc(x)
@@ -43,6 +45,10 @@ class Model(nn.Module):
         e = torch.einsum("ij,jk->ik", c, g.t()) + torch.addcmul(n, v, m, value=0.5)
         e = e + torch.hypot(c, g).sum() + torch.asinh(c).mean() + torch.atan(g) * torch.sinh(g * 0.1)
         e = F.softsign(e * 0.05) * 3
+        s3 = e.unsqueeze(1)                              # [L=4, N=1, E=4]
+        att, w = self.mha(s3, s3, s3, attn_mask=torch.ones(4, 4, dtype=torch.bool).triu(1))
+        attb, _ = self.mhab(e.unsqueeze(0), e.unsqueeze(0), e.unsqueeze(0))
+        e = e + att.squeeze(1) * 0.5 + w.squeeze(0) + attb.squeeze(0) * 0.25
         loss = (self.mse(e, t) + self.l1(e, t) + self.sl1(e, t) + self.huber(e, t)
                 + self.bce(torch.sigmoid(e), p) + self.bcel(e, p)
                 + self.kl(F.log_softmax(e, 1), F.softmax(t, 1))
