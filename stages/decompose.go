@@ -50,7 +50,14 @@ func decompose(u *Unit) error {
 func printDecomposed(u *Unit) string { return ir.Readable(u.Decomposed) }
 
 // decomposeGraph lowers g to core ops.
-func decomposeGraph(g *ir.Graph) (*ir.Graph, error) {
+func decomposeGraph(g *ir.Graph) (_ *ir.Graph, err error) {
+	var cur *ir.Node
+	defer CatchPanic(&err, func() string { // a panic names the node being decomposed
+		if cur != nil {
+			return cur.Name
+		}
+		return ""
+	})
 	d := &decomposer{
 		src:    g,
 		out:    &ir.Graph{Name: g.Name, Break: g.Break, Guards: g.Guards, Tensors: g.Tensors, Expected: g.Expected, Timing: g.Timing},
@@ -65,10 +72,12 @@ func decomposeGraph(g *ir.Graph) (*ir.Graph, error) {
 		d.names[n.Name] = true
 	}
 	for _, n := range g.Nodes {
+		cur = n
 		if err := d.node(n); err != nil {
 			return nil, fmt.Errorf("graph %q: node %q: %w", g.Name, n.Name, err)
 		}
 	}
+	cur = nil
 	if err := d.out.Validate(); err != nil {
 		return nil, err
 	}

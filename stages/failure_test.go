@@ -9,12 +9,12 @@ import (
 	"gcdbg/trace"
 )
 
-// A trace with a deliberately unknown op (testdata/models/unknown_op.py,
+// A trace with a deliberately unknown op (testdata/degrade/unknown_op.py,
 // exported by real PyTorch) stops only the stages from normalized on: the
 // captured graph and guards stay, the node is marked, the later stages say
 // why they did not run.
 func TestUnknownOpStopsOnlyLaterStages(t *testing.T) {
-	tr, err := trace.Load("testdata/unknown_op.json")
+	tr, err := trace.Load("testdata/degrade/unknown_op.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestUnknownOpStopsOnlyLaterStages(t *testing.T) {
 
 // The other graphs of a trace go on when one fails.
 func TestFailureKeepsOtherGraphs(t *testing.T) {
-	tr, err := trace.Load("testdata/unknown_op.json")
+	tr, err := trace.Load("testdata/degrade/unknown_op.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -179,8 +179,15 @@ type normalizer struct {
 	metas map[*ir.Node]ir.Value
 }
 
-func normalize(u *Unit) error {
+func normalize(u *Unit) (err error) {
 	g := u.Captured
+	var cur *ir.Node
+	defer CatchPanic(&err, func() string { // a panic names the node being normalized
+		if cur != nil {
+			return cur.Name
+		}
+		return ""
+	})
 	nz := &normalizer{
 		src:    g,
 		out:    &ir.Graph{Name: g.Name, Break: g.Break, Guards: g.Guards, Tensors: g.Tensors, Expected: g.Expected, Timing: g.Timing},
@@ -192,10 +199,12 @@ func normalize(u *Unit) error {
 		nz.names[n.Name] = true
 	}
 	for _, n := range g.Nodes {
+		cur = n
 		if err := nz.node(n); err != nil {
 			return fmt.Errorf("graph %q: node %q: %w", g.Name, n.Name, err)
 		}
 	}
+	cur = nil
 	if err := nz.trainingPass(); err != nil { // training.go: BatchNorm stats, random draws
 		return err
 	}

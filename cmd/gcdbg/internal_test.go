@@ -11,11 +11,11 @@ import (
 	"gcdbg/stages"
 )
 
-// A trace with a deliberately unknown op (stages/testdata/unknown_op.json,
+// A trace with a deliberately unknown op (stages/testdata/degrade/unknown_op.json,
 // exported by real PyTorch): run --json exits 2 but keeps the graph with
 // the stages it reached and where it stopped, instead of "graphs": [].
 func TestRunJSONKeepsStagesBeforeUnknownOp(t *testing.T) {
-	code, out, errs := run("run", "--json", "--device", "eager", "--runs", "1", "../../stages/testdata/unknown_op.json")
+	code, out, errs := run("run", "--json", "--device", "eager", "--runs", "1", "../../stages/testdata/degrade/unknown_op.json")
 	if code != 2 {
 		t.Fatalf("exit %d, want 2; stderr %s", code, errs)
 	}
@@ -52,11 +52,11 @@ func TestRunJSONKeepsStagesBeforeUnknownOp(t *testing.T) {
 // dump of a stage before the failure prints it (exit 0); of a later stage
 // prints why it was not reached (exit 2).
 func TestDumpAroundUnknownOp(t *testing.T) {
-	code, out, errs := run("dump", "../../stages/testdata/unknown_op.json", "--stage", "guards")
+	code, out, errs := run("dump", "../../stages/testdata/degrade/unknown_op.json", "--stage", "guards")
 	if code != 0 || !strings.Contains(out, "TENSOR_MATCH") {
 		t.Errorf("dump guards: exit %d, out %q, stderr %q", code, out, errs)
 	}
-	code, out, _ = run("dump", "../../stages/testdata/unknown_op.json", "--stage", "joint")
+	code, out, _ = run("dump", "../../stages/testdata/degrade/unknown_op.json", "--stage", "joint")
 	if code != 2 || !strings.Contains(out, "not reached: stage normalized failed") || !strings.Contains(out, "gcdbg_unknown_scale") {
 		t.Errorf("dump joint: exit %d, out %q", code, out)
 	}
@@ -93,7 +93,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 // marking the unknown op, and the later stages saying why they are empty.
 func TestReportAroundUnknownOp(t *testing.T) {
 	dir := t.TempDir()
-	code, _, errs := run("report", "../../stages/testdata/unknown_op.json", "-o", dir)
+	code, _, errs := run("report", "../../stages/testdata/degrade/unknown_op.json", "-o", dir)
 	if code != 2 || !strings.Contains(errs, "gcdbg_unknown_scale") {
 		t.Errorf("exit %d, stderr %q: want 2 naming the node", code, errs)
 	}

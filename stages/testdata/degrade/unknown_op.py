@@ -1,6 +1,8 @@
 """A model with a deliberately unknown op in the middle (graceful degradation, issue 15): a
 function torch.fx keeps as a leaf (`torch.fx.wrap`), so the captured graph holds a call gcdbg
-will never know. Every stage before the one that meets it must still show its artifact."""
+will never know. Every stage before the one that meets it must still show its artifact.
+    /usr/bin/python3 exporter/gcdbg_export.py stages/testdata/degrade/unknown_op.py \
+        -o stages/testdata/degrade/unknown_op.json --seed 0 --runs 0"""
 import torch
 from torch import nn
 
