@@ -87,21 +87,36 @@ func (m *Model) applyWatch(msg WatchMsg) {
 		m.update(loadedMsg{units: msg.docs})
 		return
 	}
-	sel := m.selection()
+	// Keep the selection (the node followed, not just the cursor line)
+	// wherever it still exists in the new compile.
+	sel := m.sel
+	if sel == nil {
+		sel = m.selection()
+	}
 	names := make([]string, len(sel))
 	for i, id := range sel {
 		names[i] = id.Name
 	}
 	m.units = msg.docs
 	m.graph = min(m.graph, len(m.units)-1)
+	var kept []nodeID
+	for _, id := range sel {
+		if g := m.doc().prov.Graph(id.Stage); g != nil && g.Node(id.Name) != nil {
+			kept = append(kept, id)
+		}
+	}
+	m.sel, m.related = nil, nil
+	if len(kept) > 0 {
+		m.sel = kept
+		m.related = m.doc().prov.Related(kept...)
+	}
 	h := m.paneBody()
 	for p := range m.panes {
 		pn := &m.panes[p]
 		d := m.stageDoc(p)
-		if p == m.focus && len(names) > 0 {
-			if l, ok := d.defLine[names[0]]; ok {
-				pn.cursor = l
-			}
+		if l := bestLine(d, m.sel, m.related); l >= 0 && (p == m.focus || !m.single()) {
+			pn.cursor = l
+			pn.show(d, l, h)
 		}
 		pn.clamp(d, h)
 		if pn.gv != nil {
@@ -115,7 +130,7 @@ func (m *Model) applyWatch(msg WatchMsg) {
 			}
 		}
 	}
-	m.related = nil
+	m.keepSel = m.sel != nil
 	m.selAt = [3]int{-1, -1, -1}
 }
 

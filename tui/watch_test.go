@@ -91,3 +91,26 @@ func TestWatchDiffAcrossCompiles(t *testing.T) {
 		t.Error("a third D does not leave diff mode")
 	}
 }
+
+// A node followed into the kernels stage stays selected across a
+// recompile that keeps it: the pane stays on kernels, on a line it lights.
+func TestWatchKeepsAFollowedNode(t *testing.T) {
+	m := New(&trace.Trace{Name: "g"}, Options{Watch: true})
+	m.width, m.height = 160, 40
+	r1 := watchResult(t, 1, "def forward(self, x: \"f32[4, 8]\"):\n    y = torch.relu(x)\n    z = torch.sin(y)\n    return (z,)\n")
+	m = send(m, NewWatchMsg(r1))
+	m = press(typeText(press(m, "g"), "z"), "enter")
+	for m.stageDoc(0).name != "kernels" {
+		m = press(m, "]")
+	}
+	if m.cursorNodes() != "z" {
+		t.Fatalf("following z: selection %q", m.cursorNodes())
+	}
+	r2 := watchResult(t, 2, "def forward(self, x: \"f32[4, 8]\"):\n    w = torch.cos(x)\n    y = torch.relu(x)\n    z = torch.sin(y)\n    return (z, w)\n")
+	r2.Diff = watch.DiffUnits(r1.Units, r2.Units)
+	m = send(m, NewWatchMsg(r2))
+	d := m.stageDoc(0)
+	if d.name != "kernels" || m.cursorNodes() != "z" || !lineRelated(d, m.panes[0].cursor, m.related) {
+		t.Errorf("after the recompile: %s, selection %q, cursor on %q", d.name, m.cursorNodes(), d.lines[m.panes[0].cursor])
+	}
+}
