@@ -96,22 +96,23 @@ func Load(text, name string) (*trace.Trace, error) {
 // compiled code must agree everywhere.
 var randomOps = []string{"sin", "cos", "tanh", "sigmoid", "abs", "neg", "exp", "relu"}
 
-// Random is a random valid graph of at most n ops: pointwise unary and
-// binary ops (with broadcasting against a row input), reductions that keep
-// their dimension, clamps and a final sum, on float32 inputs. The same seed
+// Random is a random valid graph of n ops: pointwise unary and binary ops
+// (with broadcasting against a row input), reductions that keep their
+// dimension, clamps, softmax, a matmul, where/maximum, a safe division and
+// a final sum, on float32 inputs. The same seed
 // gives the same graph.
 func Random(seed uint64, n int) string {
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	rows, cols := 1+r.IntN(16), 1+r.IntN(64)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# gcdbg stress graph, seed %d\n", seed)
-	fmt.Fprintf(&b, "def forward(self, x: \"f32[%d, %d]\", y: \"f32[%d, %d]\", w: \"f32[%d]\"):\n", rows, cols, rows, cols, cols)
+	fmt.Fprintf(&b, "def forward(self, x: \"f32[%d, %d]\", y: \"f32[%d, %d]\", w: \"f32[%d]\", m: \"f32[%d, %d]\"):\n", rows, cols, rows, cols, cols, cols, cols)
 	// full are values of shape [rows, cols]; every op keeps that shape.
 	full := []string{"x", "y"}
 	pick := func() string { return full[r.IntN(len(full))] }
 	for i := 0; i < n; i++ {
 		v := fmt.Sprintf("v%d", i)
-		switch k := r.IntN(10); {
+		switch k := r.IntN(14); {
 		case k < 4:
 			op := randomOps[r.IntN(len(randomOps))]
 			a := pick()
@@ -128,8 +129,17 @@ func Random(seed uint64, n int) string {
 		case k < 9:
 			red := []string{"sum", "amax", "mean"}[r.IntN(3)]
 			fmt.Fprintf(&b, "    %s = %s - torch.%s(%s, dim=-1, keepdim=True)\n", v, pick(), red, pick())
-		default:
+		case k < 10:
 			fmt.Fprintf(&b, "    %s = torch.clamp(%s, min=%g, max=%g)\n", v, pick(), -1-float64(r.IntN(3)), 1+float64(r.IntN(3)))
+		case k < 11:
+			fmt.Fprintf(&b, "    %s = torch.softmax(%s, dim=-1)\n", v, pick())
+		case k < 12:
+			fmt.Fprintf(&b, "    %s = torch.matmul(%s, m) * %g\n", v, pick(), 1/float64(cols))
+		case k < 13:
+			a, c := pick(), pick()
+			fmt.Fprintf(&b, "    %s = torch.where(%s > %s, %s, torch.maximum(%s, %s * 0.5))\n", v, a, c, a, c, a)
+		default:
+			fmt.Fprintf(&b, "    %s = %s / (1.0 + torch.abs(%s))\n", v, pick(), pick())
 		}
 		full = append(full, v)
 		// Values can grow through products: squash every few ops.
