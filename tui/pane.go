@@ -67,8 +67,9 @@ func lineDirect(d *stageDoc, i int, rel map[nodeID]bool) bool {
 
 // bestLine is where a pane showing d puts its cursor to follow the
 // selection: the line defining a related node of the selection's own name
-// (the ReLU stays the ReLU), else the first line defining any related node
-// (the kernel computing it), else the first line it lights up; -1 if none.
+// (the ReLU stays the ReLU), else the least indented line standing for a
+// related node (the kernel computing it), else the first line it lights
+// up; -1 if none.
 func bestLine(d *stageDoc, sel []nodeID, rel map[nodeID]bool) int {
 	if len(rel) == 0 {
 		return -1
@@ -78,12 +79,23 @@ func bestLine(d *stageDoc, sel []nodeID, rel map[nodeID]bool) int {
 			return l
 		}
 	}
+	// The least indented such line: a kernel's header rather than a line
+	// of the fusion log that mentions one of its buffers.
+	best, bestIndent := -1, 0
 	for i, refs := range d.refs {
 		for _, id := range refs {
-			if rel[id] {
-				return i
+			if !rel[id] {
+				continue
 			}
+			indent := len(d.lines[i]) - len(strings.TrimLeft(d.lines[i], " \t"))
+			if best < 0 || indent < bestIndent {
+				best, bestIndent = i, indent
+			}
+			break
 		}
+	}
+	if best >= 0 {
+		return best
 	}
 	return firstRelated(d, rel)
 }

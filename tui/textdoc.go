@@ -57,7 +57,11 @@ func indexTextLines(d *stageDoc, prov *stages.Provenance) {
 			stack = stack[:len(stack)-1]
 		}
 		var first, all []nodeID
-		for _, tok := range identRE.FindAllString(l, -1) {
+		toks := identRE.FindAllString(l, -1)
+		if strings.Contains(trim, "File: ") && (strings.HasPrefix(trim, "//") || strings.HasPrefix(trim, "#")) {
+			toks = nil // the user's source quoted in a comment: prose, not names
+		}
+		for _, tok := range toks {
 			ids := prov.Resolve(cur, tok)
 			if first == nil && len(ids) > 0 {
 				first = ids
