@@ -145,6 +145,16 @@ func TestNoWordMatchFalsePositives(t *testing.T) {
 			t.Errorf("the gelu's exp lights %q", l)
 		}
 	}
+	// In the generated C, the user's code quoted in a "// File:" comment
+	// names no node: selecting softmax marks no such line ◆.
+	m.setStage(0, stageIndex("captured"))
+	m = press(typeText(press(m, "g"), "softmax"), "enter")
+	kern := stageNamed(t, m, "kernels")
+	for i, l := range kern.lines {
+		if strings.Contains(l, "// File:") && lineDirect(kern, i, m.related) {
+			t.Errorf("softmax marks the source comment %q ◆", l)
+		}
+	}
 	norm := stageNamed(t, m, "normalized")
 	for _, n := range []string{"size", "split"} {
 		if l, ok := norm.defLine[n]; !ok || !strings.HasPrefix(strings.TrimSpace(norm.lines[l]), n+" = aten.") {
