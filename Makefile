@@ -3,7 +3,7 @@ GO ?= go
 PY ?= /usr/bin/python3
 FUZZTIME ?= 60s
 
-.PHONY: build test fixtures bench fuzz vet explore conformance conformance-update stress bench-scale
+.PHONY: build test fixtures bench gobench fuzz vet explore conformance conformance-update stress bench-scale
 
 build:
 	$(GO) build -o bin/gcdbg ./cmd/gcdbg
@@ -31,7 +31,14 @@ conformance:
 conformance-update:
 	PY=$(PY) GO=$(GO) bash conformance/run.sh --update
 
-bench:
+# The realistic suite (bench/models, exported into bench/out) against PyTorch
+# eager measured live: the table, gmean and roofline (docs/performance.md).
+# BENCH="softmax_rows layer_norm" picks models; the Go micro-benchmarks are
+# `make gobench`.
+bench: build
+	PY=$(PY) bash bench/run.sh $(BENCH) -- --runs $(or $(RUNS),10)
+
+gobench:
 	$(GO) test -run XXX -bench . -benchtime 20x ./...
 
 # Each fuzz target for FUZZTIME (go test -fuzz takes one target at a time).
