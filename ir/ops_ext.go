@@ -512,3 +512,41 @@ func inferEinsum(a Args) (Value, error) {
 	}
 	return contig(sm.DType, out), nil
 }
+
+// scalarArgs wraps a hand-written Infer so that the given parameters must
+// be what the op's Eval accepts there: inferPointwise and inferSameShape
+// only look at the tensors. kind per parameter: 'f' a number (a
+// one-element tensor too), 'i' an int (a one-element integer tensor too),
+// 'l' a Python value only (int lists, strings).
+func scalarArgs(f EvalFunc, kinds map[int]byte) EvalFunc {
+	return func(a Args) (Value, error) {
+		for i, k := range kinds {
+			if i >= len(a.V) {
+				continue
+			}
+			m, ok := a.V[i].(*TensorMeta)
+			if !ok {
+				continue
+			}
+			n := tensor.Numel(m.Shape.Sizes())
+			if k == 'l' || n != 1 || (k == 'i' && m.DType.IsFloat()) {
+				return nil, a.errf(i, "expected a number, got %s", typeName(a.V[i]))
+			}
+		}
+		return f(a)
+	}
+}
+
+func init() {
+	for name, kinds := range map[string]map[int]byte{
+		"elu": {1: 'f', 2: 'f', 3: 'f'}, "celu": {1: 'f'}, "softplus": {1: 'f', 2: 'f'}, "leaky_relu": {1: 'f'},
+		"hardshrink": {1: 'f'}, "softshrink": {1: 'f'}, "elu_": {1: 'f', 2: 'f', 3: 'f'}, "celu_": {1: 'f'},
+		"leaky_relu_": {1: 'f'}, "nan_to_num": {1: 'f', 2: 'f', 3: 'f'}, "round_decimals": {1: 'i'},
+		"cumsum": {1: 'i'}, "cumprod": {1: 'i'}, "logcumsumexp": {1: 'i'}, "argsort": {1: 'i'},
+		"flip": {1: 'l'}, "roll": {1: 'l', 2: 'l'}, "linalg_vector_norm": {1: 'f', 2: 'l'}, "norm": {1: 'l', 2: 'l'},
+		"logsumexp": {1: 'l'},
+	} {
+		d := Lookup("aten." + name)
+		d.Infer = scalarArgs(d.Infer, kinds)
+	}
+}

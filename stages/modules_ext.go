@@ -333,3 +333,25 @@ func init() {
 			get(5, "attn_mask", nil), get(6, "average_attn_weights", true), attr(m, "batch_first", false)}, nil
 	}
 }
+
+func init() {
+	moduleRulesN["torch.nn.EmbeddingBag"] = func(m *ir.Module, args []ir.Arg, kw map[string]ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+		x := args0(args, kw, 0, "input")
+		if x == nil {
+			return "", nil, fmt.Errorf("args: EmbeddingBag takes (input, offsets=None, per_sample_weights=None)")
+		}
+		for _, a := range []string{"max_norm", "padding_idx"} {
+			if v := attr(m, a, nil); v != nil {
+				return "", nil, fmt.Errorf("module.attrs.%s: EmbeddingBag with %s=%v is not supported by gcdbg", a, a, v)
+			}
+		}
+		if v, _ := attr(m, "scale_grad_by_freq", false).(bool); v {
+			return "", nil, fmt.Errorf("module.attrs.scale_grad_by_freq: not supported by gcdbg")
+		}
+		if _, ok := m.Attrs["mode"]; !ok {
+			return "", nil, fmt.Errorf("module.attrs.mode: the trace does not record EmbeddingBag's mode; re-export with exporter/gcdbg_export.py")
+		}
+		return "embedding_bag", []ir.Arg{x, paramArg(p, "weight"), args0(args, kw, 1, "offsets"), attr(m, "mode", "mean"),
+			args0(args, kw, 2, "per_sample_weights"), attr(m, "include_last_offset", false)}, nil
+	}
+}

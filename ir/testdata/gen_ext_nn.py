@@ -110,3 +110,19 @@ for dt in (f32, f64):
     case("multi_head_attention", mha, q, q, q, H, inw, inb, ow, ob, None, True, torch.ones(4, 4, dtype=torch.bool).triu(1), False, False)
     case("multi_head_attention", mha, r(3, 4, E, dtype=dt), r(3, 5, E, dtype=dt), r(3, 5, E, dtype=dt), H, inw, None, ow, None,
          torch.tensor([[False] * 5, [False, False, False, True, True], [False] * 4 + [True]]), True, r(4, 5, dtype=dt), True, True)
+
+# EmbeddingBag.
+def bag(x, w, off, mode, psw, inc):
+    return F.embedding_bag(x, w, off, mode=mode, per_sample_weights=psw, include_last_offset=inc)
+
+
+for dt in (f32, f64):
+    w = r(10, 3, dtype=dt)
+    idx = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])
+    off = torch.tensor([0, 4, 4, 6])
+    for mode in ("sum", "mean", "max"):
+        case("embedding_bag", bag, idx, w, off, mode, None, False)
+        case("embedding_bag", bag, idx.view(2, 4), w, None, mode, None, False)
+    case("embedding_bag", bag, idx, w, torch.tensor([0, 3, 8]), "mean", None, True)
+    case("embedding_bag", bag, idx, w, off, "sum", r(8, dtype=dt), False)
+case("embedding_bag", bag, torch.tensor([1, 2]), r(4, 3), torch.tensor([1]), "sum", None, False)

@@ -1,0 +1,90 @@
+package stages
+
+import (
+	"math"
+
+	"gcdbg/ir"
+	"gcdbg/tensor"
+)
+
+// embedding_bag in core ops: the rows of every entry by index_select, then
+// a [bags, entries] membership mask (from arange and the offsets) reduces
+// them with mm (sum, mean) or a masked amax (max).
+
+func init() {
+	decompositions = append(decompositions, decomposition{"aten.embedding_bag",
+		"embedding_bag(idx, w, offsets, mode) = mm(member, index_select(w, 0, idx)) (sum; mean divides by the bag sizes; max: amax(where(member, rows, -inf))), member[b, j] = offsets[b] <= j < offsets[b+1]; a 2-D input reduces each row",
+		decompEmbeddingBag})
+	sortDecompositions()
+}
+
+func decompEmbeddingBag(b *builder, a []ir.Arg) ir.Arg {
+	x, w, off := a[0], a[1], a[2]
+	mode := b.str(a[3])
+	psw := a[4]
+	xs, ws := b.shape(x), b.shape(w)
+	if len(ws) != 2 || (mode != "sum" && mode != "mean" && mode != "max") || (psw != nil && mode != "sum") {
+		b.failf("embedding_bag: weight %v, mode %q, per_sample_weights only with mode='sum'", ws, mode)
+		return nil
+	}
+	D := ws[1]
+	dt := b.dtype(w)
+	if len(xs) == 2 {
+		if off != nil {
+			b.failf("if input is 2D, then offsets has to be None")
+			return nil
+		}
+		B, L := xs[0], xs[1]
+		rows := b.reshape(b.o("index_select", w, int64(0), b.reshape(x, []int{B * L})), []int{B, L, D})
+		if psw != nil {
+			rows = b.o("mul", rows, b.o("unsqueeze", psw, int64(2)))
+		}
+		switch mode {
+		case "sum":
+			return b.o("sum", rows, ir.Tuple{int64(1)})
+		case "mean":
+			return b.o("div", b.o("sum", rows, ir.Tuple{int64(1)}), int64(L))
+		}
+		if L == 0 {
+			return b.o("full", sizesArg([]int{B, D}), int64(0), dt)
+		}
+		return b.o("amax", rows, ir.Tuple{int64(1)})
+	}
+	if len(xs) != 1 || off == nil || len(b.shape(off)) != 1 {
+		b.failf("embedding_bag: expected a 1-D input with 1-D offsets, or a 2-D input")
+		return nil
+	}
+	n := xs[0]
+	nb := b.shape(off)[0]
+	if b.bool(a[5]) {
+		nb--
+	}
+	if nb <= 0 {
+		return b.o("full", sizesArg([]int{0, D}), int64(0), dt)
+	}
+	no := b.shape(off)[0]
+	bags := b.indexRange(0, nb)
+	starts := b.o("index_select", off, int64(0), bags)
+	nextIdx := b.clampC(b.o("add", bags, int64(1)), nil, int64(no-1))
+	ends := b.o("index_select", off, int64(0), nextIdx)
+	ends = b.o("where", b.o("lt", b.o("add", bags, int64(1)), int64(no)), ends, int64(n))
+	j := b.o("unsqueeze", b.indexRange(0, n), int64(0))                                                                            // [1, n]
+	member := b.o("logical_and", b.o("ge", j, b.o("unsqueeze", starts, int64(1))), b.o("lt", j, b.o("unsqueeze", ends, int64(1)))) // [B, n]
+	rows := b.o("index_select", w, int64(0), x)                                                                                    // [n, D]
+	if psw != nil {
+		rows = b.o("mul", rows, b.o("unsqueeze", psw, int64(1)))
+	}
+	count := b.o("sum", member, ir.Tuple{int64(1)}, true) // [B, 1] int64
+	if mode == "max" {
+		m3 := b.o("unsqueeze", member, int64(2))
+		r := b.o("amax", b.o("where", m3, b.o("unsqueeze", rows, int64(0)), b.o("full", ir.Tuple{}, math.Inf(-1), dt)), ir.Tuple{int64(1)})
+		return b.o("where", b.o("eq", count, int64(0)), b.o("full", ir.Tuple{}, int64(0), dt), r)
+	}
+	s := b.o("mm", b.o("to_dtype", member, dt), rows)
+	if mode == "mean" {
+		s = b.o("div", s, b.o("to_dtype", b.clampC(count, int64(1), nil), dt))
+	}
+	return s
+}
+
+var _ = tensor.Int64
