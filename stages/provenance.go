@@ -453,3 +453,39 @@ func NodeSig(n *ir.Node) string {
 	}
 	return b.String()
 }
+
+// DiffStages compares any two graph stages by identity: a node of stage b
+// is unchanged when the nodes of stage a it is related to (came from or
+// became, Related) include one of its name and signature, changed when
+// one of its name differs, added when none has its name; nodes of a that
+// nothing in b is related to are removed. nil when either has no graph.
+func (p *Provenance) DiffStages(a, b int) *StageDiff {
+	ga, gb := p.Graph(a), p.Graph(b)
+	if ga == nil || gb == nil {
+		return nil
+	}
+	d := &StageDiff{Against: a}
+	reached := map[string]bool{} // nodes of a something in b is related to
+	for _, n := range gb.Nodes {
+		same := false
+		for r := range p.Related(NodeRef{b, n.Name}) {
+			if r.Stage != a {
+				continue
+			}
+			reached[r.Name] = true
+			same = same || r.Name == n.Name
+		}
+		switch {
+		case !same:
+			d.Added = append(d.Added, n.Name)
+		case NodeSig(n) != NodeSig(ga.Node(n.Name)):
+			d.Changed = append(d.Changed, n.Name)
+		}
+	}
+	for _, n := range ga.Nodes {
+		if !reached[n.Name] {
+			d.Removed = append(d.Removed, n.Name)
+		}
+	}
+	return d
+}

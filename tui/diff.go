@@ -56,31 +56,8 @@ func (ud *unitDoc) diffStage(i int) {
 	if prev.err != "" {
 		return
 	}
-	// A text stage: the lines not in the stage before (as a multiset, so
-	// a moved line is not a change), ignoring blank lines.
-	count := map[string]int{}
-	for _, l := range prev.lines {
-		if t := strings.TrimSpace(l); t != "" {
-			count[t]++
-		}
-	}
-	added := 0
-	for k, l := range d.lines {
-		t := strings.TrimSpace(l)
-		if t == "" {
-			continue
-		}
-		if count[t] > 0 {
-			count[t]--
-			continue
-		}
-		d.diffMark[k] = '+'
-		added++
-	}
-	removed := 0
-	for _, c := range count {
-		removed += c
-	}
+	// A text stage: the lines not in the stage before.
+	added, removed := lineDiff(prev.lines, d.lines, d.diffMark)
 	if added == 0 && removed == 0 {
 		d.unchanged = true
 		d.diffSum = "= " + prev.name
@@ -93,14 +70,102 @@ func (ud *unitDoc) diffStage(i int) {
 // "+a~c−r" for a graph stage, "+a−r" for a text stage.
 func (d *stageDoc) diffShort() string { return shortSum(d.diffSum) }
 
-// marks and sum are the diff mode's per-line marks and header text: the
-// stage against the one before, or (compiles) against the previous watch
-// compile.
-func (d *stageDoc) marks(compiles bool) ([]byte, string) {
-	if compiles {
+// What diff mode compares a stage with (Model.diffVs).
+const (
+	diffPrev    = "prev"    // the stage before (its provenance parent)
+	diffPane    = "pane"    // the other pane's stage
+	diffCompile = "compile" // the same stage in the previous watch compile
+)
+
+// marks returns the diff mode's per-line marks and header text for stage
+// d: against the stage before, the previous watch compile, or stage
+// `other` (diffPane; -1 when there is no other pane to compare with).
+func (ud *unitDoc) marks(d *stageDoc, vs string, other int) ([]byte, string) {
+	switch vs {
+	case diffCompile:
 		return d.wMark, d.wSum
+	case diffPane:
+		if other < 0 || other == d.idx {
+			return nil, ""
+		}
+		return ud.pairDiff(other, d.idx)
 	}
 	return d.diffMark, d.diffSum
+}
+
+// pairDiff compares stage b with stage a (cached): graph stages by
+// identity (stages.Provenance.DiffStages), otherwise line by line.
+func (ud *unitDoc) pairDiff(a, b int) ([]byte, string) {
+	key := [2]int{a, b}
+	if pd, ok := ud.pairs[key]; ok {
+		return pd.marks, pd.sum
+	}
+	da, db := ud.stages[a], ud.stages[b]
+	marks := make([]byte, len(db.lines))
+	sum := ""
+	switch {
+	case da.err != "" || db.err != "":
+	case da.graph != nil && db.graph != nil:
+		sd := ud.prov.DiffStages(a, b)
+		for _, n := range sd.Added {
+			if l, ok := db.defLine[n]; ok {
+				marks[l] = '+'
+			}
+		}
+		for _, n := range sd.Changed {
+			if l, ok := db.defLine[n]; ok {
+				marks[l] = '~'
+			}
+		}
+		sum = fmt.Sprintf("+%d ~%d −%d vs %s", len(sd.Added), len(sd.Changed), len(sd.Removed), da.name)
+		if sd.Unchanged() {
+			sum = "= " + da.name
+		}
+	default:
+		added, removed := lineDiff(da.lines, db.lines, marks)
+		sum = fmt.Sprintf("+%d −%d lines vs %s", added, removed, da.name)
+		if added == 0 && removed == 0 {
+			sum = "= " + da.name
+		}
+	}
+	if ud.pairs == nil {
+		ud.pairs = map[[2]int]pairDiff{}
+	}
+	ud.pairs[key] = pairDiff{marks, sum}
+	return marks, sum
+}
+
+type pairDiff struct {
+	marks []byte
+	sum   string
+}
+
+// lineDiff marks with '+' the lines of b not in a (as a multiset, so a
+// moved line is no change; blank lines ignored) and counts the added and
+// removed lines.
+func lineDiff(a, b []string, marks []byte) (added, removed int) {
+	count := map[string]int{}
+	for _, l := range a {
+		if t := strings.TrimSpace(l); t != "" {
+			count[t]++
+		}
+	}
+	for k, l := range b {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		if count[t] > 0 {
+			count[t]--
+			continue
+		}
+		marks[k] = '+'
+		added++
+	}
+	for _, c := range count {
+		removed += c
+	}
+	return added, removed
 }
 
 func shortSum(sum string) string {

@@ -76,6 +76,21 @@ func TestDiffModeMarksChanges(t *testing.T) {
 	if !strings.Contains(dec.diffSum, "vs functional") || !strings.Contains(dec.diffSum, "+6 ") {
 		t.Errorf("decomposed diff %q, want the 3 permutes and 3 mms added", dec.diffSum)
 	}
+	// D again: each pane against the other pane's stage. Captured against
+	// decomposed: every aten call of decomposed is new or changed.
+	m.setStage(1, stageIndex("decomposed"))
+	m = press(m, "D")
+	s = screen(m)
+	if !strings.Contains(s, "vs decomposed") || !strings.Contains(s, "vs captured") {
+		t.Errorf("the panes do not compare with each other:\n%s", s)
+	}
+	marks, sum := m.doc().marks(dec, diffPane, stageIndex("captured"))
+	if !strings.Contains(sum, "vs captured") || strings.Count(string(marks), "+")+strings.Count(string(marks), "~") < 9 {
+		t.Errorf("decomposed vs captured: %q, %d marks", sum, strings.Count(string(marks), "+"))
+	}
+	if _, sum := m.doc().marks(stageNamed(t, m, "functional"), diffPane, stageIndex("normalized")); sum != "= normalized" {
+		t.Errorf("functional vs normalized: %q", sum)
+	}
 	if m = press(m, "D"); strings.Contains(screen(m), "vs captured") {
 		t.Error("D did not leave diff mode")
 	}

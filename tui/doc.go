@@ -66,6 +66,7 @@ type unitDoc struct {
 	unit   *stages.Unit
 	stages []*stageDoc
 	prov   *stages.Provenance
+	pairs  map[[2]int]pairDiff // diff mode's stage-against-stage comparisons, made on demand
 }
 
 // buildUnitDoc prints every stage once and indexes lines and provenance.

@@ -47,9 +47,10 @@ type Model struct {
 	help    bool
 	explain bool
 	diff    bool // mark what each stage changed against the one before
-	// diffCompiles: in diff mode, against the previous watch compile
-	// instead (D cycles: off, stages, compiles when there are two).
-	diffCompiles bool
+	// diffVs is what diff mode compares a stage with: D cycles off →
+	// the stage before → the other pane's stage → the previous watch
+	// compile (when there is one) → off.
+	diffVs string
 	// panelTop scrolls the last box under the panes ({ and }); errClosed
 	// hides the error box until the next error.
 	panelTop  int
@@ -308,13 +309,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, keys.Diff):
 		switch {
 		case !m.diff:
-			m.diff, m.diffCompiles = true, false
-			m.notice = "diff: + added, ~ changed against the stage before; the stage list counts them, = unchanged"
-		case !m.diffCompiles && m.watch.prevSeq > 0:
-			m.diffCompiles = true
+			m.diff, m.diffVs = true, diffPrev
+			m.notice = "diff: + added, ~ changed against the stage before; the stage list counts them, = unchanged (D again: against the other pane)"
+		case m.diffVs == diffPrev:
+			m.diffVs = diffPane
+			m.notice = "diff: each pane against the other pane's stage"
+		case m.diffVs == diffPane && m.watch.prevSeq > 0:
+			m.diffVs = diffCompile
 			m.notice = fmt.Sprintf("diff: + added, ~ changed since compile #%d", m.watch.prevSeq)
 		default:
-			m.diff, m.diffCompiles = false, false
+			m.diff, m.diffVs = false, ""
 		}
 	case key.Matches(msg, keys.Tour):
 		return m.startTour()

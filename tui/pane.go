@@ -161,7 +161,7 @@ func (p *pane) scroll(d *stageDoc, delta, height int) {
 // view draws the pane: a header line then height-1 lines of text. Gutter
 // marks: ▶ the cursor (focused pane), ● a line of the selection, ◆ a
 // text line that names a selected node itself (e.g. the C line computing it).
-func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused, diff, compiles bool, width, height int) string {
+func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused, diff bool, marks []byte, sum string, width, height int) string {
 	if width < 4 || height < 1 {
 		return ""
 	}
@@ -171,7 +171,6 @@ func (p *pane) view(d *stageDoc, rel map[nodeID]bool, focused, diff, compiles bo
 		head += fmt.Sprintf(" · %d nodes", len(d.graph.Nodes))
 	}
 	head += fmt.Sprintf(" · line %d/%d", p.cursor+1, len(d.lines))
-	marks, sum := d.marks(compiles)
 	if diff && sum != "" {
 		head += " · " + sum
 	}

@@ -202,7 +202,12 @@ func (m *Model) mainView(h int) string {
 			cols[p] = strings.Split(m.panes[p].graphView(m.stageDoc(p), m.related, p == m.focus, pw, h), "\n")
 			continue
 		}
-		cols[p] = strings.Split(m.panes[p].view(m.stageDoc(p), m.related, p == m.focus, m.diff, m.diffCompiles, pw, h), "\n")
+		var marks []byte
+		sum := ""
+		if m.diff {
+			marks, sum = m.doc().marks(m.stageDoc(p), m.diffVs, m.panes[1-p].stage)
+		}
+		cols[p] = strings.Split(m.panes[p].view(m.stageDoc(p), m.related, p == m.focus, m.diff, marks, sum, pw, h), "\n")
 	}
 	sep := styles.dim.Render("│")
 	rows := make([]string, h)
@@ -265,7 +270,13 @@ func (m *Model) stageList(w, h int) string {
 		}
 		count := sd.count()
 		if m.diff {
-			_, sum := sd.marks(m.diffCompiles)
+			// Against the other pane: each pane's stage against the
+			// other's, every other stage against the focused one.
+			other := m.panes[m.focus].stage
+			if i == other {
+				other = m.panes[1-m.focus].stage
+			}
+			_, sum := m.doc().marks(sd, m.diffVs, other)
 			count = shortSum(sum)
 		} else if sd.unchanged {
 			count = "=" // GOSSAFUNC: a pass that changed nothing

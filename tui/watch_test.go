@@ -75,7 +75,7 @@ func TestWatchDiffAcrossCompiles(t *testing.T) {
 	if !strings.Contains(screen(m), "vs captured") {
 		t.Fatalf("the first D is not the stage diff:\n%s", screen(m))
 	}
-	m = press(m, "D")
+	m = press(m, "D", "D")
 	s := screen(m)
 	if !strings.Contains(s, "+1 ~1 −0 vs #1") {
 		t.Errorf("the normalized pane does not count the edit against #1:\n%s", s)
