@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"strings"
 	"testing"
 
 	"gcdbg/trace"
@@ -132,5 +133,43 @@ func TestKernelClusters(t *testing.T) {
 	}
 	if len(p.Kernels(u, stageIdx(t, "fusion"))) != 0 {
 		t.Error("a text stage has kernel clusters")
+	}
+}
+
+// Diff says what a stage changed against its parent, by identity: on the
+// MLP, normalization changes the six module calls and adds each Linear's
+// weight and bias; functionalization changes nothing; decomposition adds
+// a permute and an mm per Linear and turns aten.linear into the bias add.
+// DiffStages compares any two stages: the forward graph against the joint
+// graph has lost the backward's nodes.
+func TestStageDiff(t *testing.T) {
+	u := runFixture(t, "mlp.json")[0]
+	p := NewProvenance(u)
+	norm := p.Diff(stageIdx(t, "normalized"))
+	if len(norm.Added) != 6 || len(norm.Changed) != 6 || len(norm.Removed) != 0 {
+		t.Errorf("normalized: %+v", norm)
+	}
+	if fn := p.Diff(stageIdx(t, "functional")); !fn.Unchanged() {
+		t.Errorf("functional changed: %+v", fn)
+	}
+	dec := p.Diff(stageIdx(t, "decomposed"))
+	added := strings.Join(dec.Added, " ")
+	for _, want := range []string{"linear_relu_stack_0_permute", "linear_relu_stack_0_mm", "linear_relu_stack_4_mm"} {
+		if !strings.Contains(added, want) {
+			t.Errorf("decomposed does not add %s: %v", want, dec.Added)
+		}
+	}
+	if !strings.Contains(strings.Join(dec.Changed, " "), "linear_relu_stack_0") {
+		t.Errorf("decomposed does not change the linear: %v", dec.Changed)
+	}
+	if p.Diff(stageIdx(t, "captured")) != nil || p.Diff(stageIdx(t, "fusion")) != nil {
+		t.Error("a stage without a parent graph has a diff")
+	}
+	fj := p.DiffStages(stageIdx(t, "joint"), stageIdx(t, "forward"))
+	removed := strings.Join(fj.Removed, " ")
+	// Nothing new in the forward; only its output changed (it returns
+	// the saved tensors); the tangent and the backward's nodes are gone.
+	if len(fj.Added) != 0 || strings.Join(fj.Changed, " ") != "output" || !strings.Contains(removed, "tangents_1") || !strings.Contains(removed, "where_1") {
+		t.Errorf("forward vs joint: added %v, changed %v, removed %v", fj.Added, fj.Changed, fj.Removed)
 	}
 }
