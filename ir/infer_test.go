@@ -426,6 +426,9 @@ func syntheticCases() map[string][]inferCase {
 	add("detach", xt)
 	add("alias", xs)
 	add("type_as", xi, x)
+	for op, vs := range extSyntheticCases() { // ops_ext_infer2_test.go
+		sets[op] = append(sets[op], vs...)
+	}
 	out := map[string][]inferCase{}
 	for op, vs := range sets {
 		for i, v := range vs {

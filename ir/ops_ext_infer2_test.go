@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"gcdbg/ir"
+	"gcdbg/tensor"
 )
 
 // extInferOps are the ops of ops_ext*.go with a hand-written Infer.
@@ -33,5 +34,23 @@ func TestExtInferAgreesWithInferenceByExample(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Errorf("only %d cases", checked)
+	}
+}
+
+// extSyntheticCases are argument sets of the ext ops for
+// TestInferAgreesWithInferenceByExample (the generic pools bind at most two
+// arguments, and no fixture holds these ops).
+func extSyntheticCases() map[string][][]ir.Value {
+	f32, f64, i64 := tensor.Float32, tensor.Float64, tensor.Int64
+	x, y := tm(f32, []int{2, 3, 4}), tm(f32, []int{3, 4})
+	xt := tm(f32, []int{4, 3, 2}, 1, 4, 12)
+	d := tm(f64, []int{4})
+	return map[string][][]ir.Value{
+		"aten.addcmul":   {{x, y, d, 0.5}, {xt, xt, xt, int64(2)}},
+		"aten.addcdiv":   {{x, y, d, 1.5}, {xt, tm(f32, []int{2}), xt, int64(1)}},
+		"aten.lerp":      {{x, y, 0.25}, {x, y, tm(f32, []int{4})}, {d, d, d}},
+		"aten.flip":      {{x, ir.List{int64(0), int64(2)}}, {xt, ir.List{int64(-1)}}, {tm(i64, []int{3}), ir.List{int64(0)}}},
+		"aten.logsumexp": {{x, ir.List{int64(1)}, false}, {xt, ir.List{int64(0), int64(2)}, true}},
+		"aten.einsum":    {{"bij,bjk->bik", ir.Tuple{x, tm(f32, []int{2, 4, 5})}}, {"ij->ji", ir.Tuple{y}}, {"i,i->", ir.Tuple{d, d}}},
 	}
 }
