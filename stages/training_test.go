@@ -412,3 +412,54 @@ func TestDecomposedTrainingOpsGradcheck(t *testing.T) {
 		}
 	}
 }
+
+// Hostile module attributes in the training modules are errors naming the
+// node, never panics.
+func TestTrainingModulesHostileAttrs(t *testing.T) {
+	cases := []struct{ typ, attrs, params, shape string }{
+		{"torch.nn.BatchNorm2d", `"momentum":"fast"`, `"running_mean":"m.rm","running_var":"m.rv","num_batches_tracked":"m.nbt"`, "[2,2,2,2]"},
+		{"torch.nn.BatchNorm2d", `"eps":"tiny"`, `"running_mean":"m.rm","running_var":"m.rv"`, "[2,2,2,2]"},
+		{"torch.nn.BatchNorm2d", ``, `"running_mean":"m.rm"`, "[2,2,2,2]"},
+		{"torch.nn.BatchNorm1d", ``, `"running_mean":"m.rm","running_var":"m.rv"`, "[2,2,2,2]"},
+		{"torch.nn.BatchNorm1d", ``, `"running_mean":"m.rm","running_var":"m.rv"`, "[1,2]"},
+		{"torch.nn.BatchNorm1d", ``, `"running_mean":"m.r3","running_var":"m.rv"`, "[4,2]"},
+		{"torch.nn.GroupNorm", `"num_groups":0`, ``, "[2,2,2,2]"},
+		{"torch.nn.GroupNorm", `"num_groups":3`, ``, "[2,2,2,2]"},
+		{"torch.nn.GroupNorm", `"num_groups":"two"`, ``, "[2,2,2,2]"},
+		{"torch.nn.GroupNorm", ``, ``, "[2,2,2,2]"},
+		{"torch.nn.InstanceNorm2d", ``, `"running_mean":"m.rm","running_var":"m.rv"`, "[2,2,2]"},
+		{"torch.nn.InstanceNorm2d", `"momentum":null`, `"running_mean":"m.rm","running_var":"m.rv"`, "[2,2,2,2]"},
+		{"torch.nn.Dropout", `"p":2.0`, ``, "[2,2]"},
+		{"torch.nn.Dropout", `"p":"half"`, ``, "[2,2]"},
+	}
+	for i, c := range cases {
+		src := fmt.Sprintf(`{"format":"gcdbg.trace","version":1,"name":"t","graphs":[{"name":"g0","nodes":[
+{"name":"x","op":"placeholder","target":"x"},
+{"name":"m","op":"call_module","target":"m","args":[{"node":"x"}],
+ "module":{"type":%q,"attrs":{%s},"training":true,"params":{%s}}},
+{"name":"output","op":"output","target":"output","args":[{"node":"m"}]}]}],
+"tensors":{"x":{"dtype":"float32","shape":%s,"init":{"dist":"normal","seed":1}},
+"m.rm":{"dtype":"float32","shape":[2],"init":{"dist":"zeros"}},"m.r3":{"dtype":"float32","shape":[3],"init":{"dist":"zeros"}},
+"m.rv":{"dtype":"float32","shape":[2],"init":{"dist":"ones"}},"m.nbt":{"dtype":"int64","shape":[],"data":"AAAAAAAAAAA="}}}`,
+			c.typ, c.attrs, c.params, c.shape)
+		tr, err := trace.Parse([]byte(src), t.TempDir(), "t.json")
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("case %d (%s %s): panic %v", i, c.typ, c.attrs, r)
+				}
+			}()
+			units, err := Run(tr, "backward")
+			if err == nil {
+				_, err = units[0].RunEager()
+			}
+			t.Logf("case %d: %v", i, err)
+			if err == nil || !strings.Contains(err.Error(), `node "m`) {
+				t.Errorf("case %d (%s %s %s): want an error naming node m, got %v", i, c.typ, c.attrs, c.shape, err)
+			}
+		}()
+	}
+}
