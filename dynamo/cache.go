@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"gcdbg/interp"
@@ -312,24 +311,4 @@ func entryShapes(ins []stages.GuardInput, g *ir.Graph) string {
 		parts = append(parts, fmt.Sprintf("%s=%s%s", in.Name, in.DType.Short(), sh))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// String prints the cache: one line per entry, newest last.
-func (c *Cache) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "cache of graph %s: %d entries, %d compiles", c.Graph, len(c.Entries), c.Compiles)
-	if len(c.dynamic) > 0 {
-		keys := make([]string, 0, len(c.dynamic))
-		for k := range c.dynamic {
-			i := strings.LastIndexByte(k, ':')
-			keys = append(keys, fmt.Sprintf("%s = %s.size()[%s]", c.dynamic[k], stages.Source(k[:i], true), k[i+1:]))
-		}
-		sort.Strings(keys)
-		fmt.Fprintf(&b, "; dynamic: %s", strings.Join(keys, ", "))
-	}
-	b.WriteString("\n")
-	for _, e := range c.Entries {
-		fmt.Fprintf(&b, "  %-6s %-28s %d guards, %d hits\n", e.ID, e.Shapes, len(e.Unit().Guards.Derived), e.Hits)
-	}
-	return b.String()
 }
