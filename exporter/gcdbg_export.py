@@ -1068,7 +1068,8 @@ def _compile_id():
     return "%s/%s" % (cid.frame_id, cid.frame_compile_id)
 
 
-_CPP_GUARD = re.compile(r"^([| ]*)\+- ([A-Z][A-Z_]*): (.*?)\s*(#.*)?$")
+# a guard line; Dynamo pads the code and appends "# file.py:12 in fn" after two or more spaces
+_CPP_GUARD = re.compile(r"^([| ]*)\+- ([A-Z][A-Z_]*): (.*?)(?:\s{2,}#.*)?\s*$")
 _CPP_MANAGER = re.compile(r"^([| ]*)\+- \w*GuardManager: source=([^,]*)")
 
 
