@@ -18,6 +18,8 @@ func Compiles(op string) bool {
 		return true
 	case op == "gather" || op == "index_select" || op == "full" || op == "arange" || op == "scalar_tensor":
 		return true
+	case op == "slice_scatter": // scatter.go (scatter_add compiles only with a short index: not listed)
+		return true
 	case op == "getitem":
 		return true // picks a result of a tuple-valued extern
 	}
