@@ -99,7 +99,7 @@ func TestDiffModeMarksChanges(t *testing.T) {
 // Every stage after the first of the transformer block and the conv net
 // has a diff, and diff mode renders each one.
 func TestEveryStageDiffs(t *testing.T) {
-	for _, f := range []string{"transformer_block.json", "conv_add.json"} {
+	for _, f := range []string{"transformer_block.json", "conv_add.json", "conv_pool_train.json"} {
 		m := press(loaded(t, f, 160, 40), "D")
 		m.setStage(0, 0)
 		for i, d := range m.doc().stages {

@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"gcdbg/trace"
 )
 
 // cursorRow is the rendered screen's row holding the focused cursor (▶).
@@ -160,5 +163,40 @@ func TestNoWordMatchFalsePositives(t *testing.T) {
 		if l, ok := norm.defLine[n]; !ok || !strings.HasPrefix(strings.TrimSpace(norm.lines[l]), n+" = aten.") {
 			t.Errorf("%s is not found on its own line (line %d)", n, l)
 		}
+	}
+}
+
+// On every fixture, the first captured node a kernel computes can be
+// followed with ] to its kernel lines and back with [ (follow's checks).
+func TestFollowOnEveryFixture(t *testing.T) {
+	paths, _ := filepath.Glob("../fixtures/*.json")
+	if len(paths) < 8 {
+		t.Fatalf("%d fixtures", len(paths))
+	}
+	for _, p := range paths {
+		f := filepath.Base(p)
+		t.Run(f, func(t *testing.T) {
+			tr, err := trace.Load(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := load(tr); msg.err != nil {
+				t.Skipf("the pipeline fails on %s (%v): nothing to follow", f, msg.err)
+			}
+			m := loaded(t, f, 160, 50)
+			capt := stageIndex("captured")
+			ks := m.doc().prov.Kernels(m.doc().unit, capt)
+			node := ""
+			for _, n := range m.doc().prov.Graph(capt).Nodes {
+				if ks[n.Name] != "" {
+					node = n.Name
+					break
+				}
+			}
+			if node == "" {
+				t.Fatalf("no captured node of %s is computed by a kernel", f)
+			}
+			follow(t, f, node)
+		})
 	}
 }

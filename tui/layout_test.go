@@ -11,7 +11,7 @@ import (
 // line names both stages); \ brings the list back, z both panes; every
 // screen keeps exactly 24 rows.
 func TestLayoutAt80x24(t *testing.T) {
-	for _, f := range []string{"transformer_block.json", "conv_add.json"} {
+	for _, f := range []string{"transformer_block.json", "conv_add.json", "conv_pool_train.json"} {
 		m := loaded(t, f, 80, 24)
 		s := screen(m)
 		rows := strings.Split(s, "\n")

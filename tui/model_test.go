@@ -286,7 +286,7 @@ func firstWords(s string) string {
 }
 
 func TestTourStepsSelectTheirNodes(t *testing.T) {
-	for _, f := range []string{"mlp.json", "transformer_block.json", "conv_add.json"} {
+	for _, f := range []string{"mlp.json", "transformer_block.json", "conv_add.json", "conv_pool_train.json"} {
 		m := press(loaded(t, f, 200, 50), "t")
 		if m.tour == nil || len(m.tour.steps) < 6 {
 			t.Fatalf("%s: tour %v", f, m.tour)
