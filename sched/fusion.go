@@ -244,6 +244,7 @@ func (s *state) candidates(groups []*group) [][2]*group {
 	type scored struct {
 		pair  [2]*group
 		score Score
+		i     int // the order found, the tie-break
 	}
 	var list []scored
 	for _, b := range bufs {
@@ -259,19 +260,21 @@ func (s *state) candidates(groups []*group) [][2]*group {
 					continue
 				}
 				seen[key] = true
-				list = append(list, scored{[2]*group{a, c}, s.score(tentative(s, a, c), a, c)})
+				list = append(list, scored{[2]*group{a, c}, s.score(tentative(s, a, c), a, c), len(list)})
 			}
 		}
 	}
-	// Stable: equal scores keep the order found (by buffer, then group).
-	slices.SortStableFunc(list, func(x, y scored) int {
+	// Equal scores keep the order found (by buffer, then group): the index
+	// breaks ties, so an unstable O(n log n) sort gives the stable order
+	// (SortStableFunc's merges were a third of a 100k-node fan-out's fusion).
+	slices.SortFunc(list, func(x, y scored) int {
 		switch {
 		case x.score.Better(y.score):
 			return -1
 		case y.score.Better(x.score):
 			return 1
 		}
-		return 0
+		return x.i - y.i
 	})
 	out := make([][2]*group, len(list))
 	for i, x := range list {
