@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -96,10 +97,12 @@ func TestDiffModeMarksChanges(t *testing.T) {
 	}
 }
 
-// Every stage after the first of the transformer block and the conv net
-// has a diff, and diff mode renders each one.
+// Every stage after the first of every fixture has a diff, and diff mode
+// renders each one.
 func TestEveryStageDiffs(t *testing.T) {
-	for _, f := range []string{"transformer_block.json", "conv_add.json", "conv_pool_train.json"} {
+	paths, _ := filepath.Glob("../fixtures/*.json")
+	for _, p := range paths {
+		f := filepath.Base(p)
 		m := press(loaded(t, f, 160, 40), "D")
 		m.setStage(0, 0)
 		for i, d := range m.doc().stages {
