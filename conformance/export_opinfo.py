@@ -163,7 +163,7 @@ def variant_refusals(o, oid):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("-o", "--out", required=True, help="directory for the traces and manifest.jsonl")
+    ap.add_argument("-o", "--out", help="directory for the traces and manifest.jsonl")
     ap.add_argument("--dtypes", default=",".join(DTYPES), help="comma-separated trace dtypes")
     ap.add_argument("--ops", default="", help="comma-separated OpInfo names (default: the selection)")
     ap.add_argument("--ids", default="", help="file of sample ids, one a line: export only those")
@@ -177,6 +177,8 @@ def main(argv=None):
         for o in ops:
             print(opinfo_id(o))
         return 0
+    if not args.out:
+        ap.error("-o DIR is required")
     want_ops = {s for s in args.ops.split(",") if s}
     want_ids = None
     if args.ids:

@@ -18,7 +18,8 @@ while [ $# -gt 0 ]; do
   case "$1" in
     -o|--out) out=$2; mkdir -p "$work/out"; args+=(-o "$inner/out"); shift 2 ;;
     --ids) cp "$2" "$work/ids.txt"; args+=(--ids "$inner/ids.txt"); shift 2 ;;
-    *.py) if [ -f "$repo/$1" ]; then args+=("$inner/$1"); else args+=("$1"); fi; shift ;;
+    *.py) f=$(realpath -m "$1")
+          if [ -f "$f" ] && [[ "$f" == "$repo"/* ]]; then args+=("$inner/${f#"$repo"/}"); else args+=("$1"); fi; shift ;;
     *) args+=("$1"); shift ;;
   esac
 done
