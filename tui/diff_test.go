@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gcdbg/trace"
 )
 
 // stageListRow is the stage list's row for a stage on the rendered screen.
@@ -103,6 +105,14 @@ func TestEveryStageDiffs(t *testing.T) {
 	paths, _ := filepath.Glob("../fixtures/*.json")
 	for _, p := range paths {
 		f := filepath.Base(p)
+		tr, err := trace.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := load(tr); msg.err != nil {
+			t.Logf("skipping %s: the pipeline fails (%v); the stages tests report it", f, msg.err)
+			continue
+		}
 		m := press(loaded(t, f, 160, 40), "D")
 		m.setStage(0, 0)
 		for i, d := range m.doc().stages {
