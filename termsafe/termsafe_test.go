@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestString(t *testing.T) {
@@ -64,4 +65,28 @@ func TestWriterSplitsAndJSON(t *testing.T) {
 	if back["name"] != name {
 		t.Fatalf("JSON round trip: got %q, want %q", back["name"], name)
 	}
+}
+
+// Whatever the input, the output is valid UTF-8 with no control character
+// a terminal would act on (Text keeps only \n and \t), and safe text is
+// returned unchanged.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{"", "abc", "\x1b[2J", "\x9b", "\xc2\x9b", "é\u202e", "\xff\xfe", "a\nb\tc\r"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for name, out := range map[string]string{"String": String(s), "Text": Text(s)} {
+			if !utf8.ValidString(out) {
+				t.Fatalf("%s(%q) = %q is not UTF-8", name, s, out)
+			}
+			for _, r := range out {
+				if unsafeRune(r, name == "Text") {
+					t.Fatalf("%s(%q) = %q keeps %U", name, s, out, r)
+				}
+			}
+		}
+		if !needs(s, false) && String(s) != s {
+			t.Fatalf("safe %q changed", s)
+		}
+	})
 }
