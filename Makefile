@@ -48,6 +48,7 @@ fuzz:
 	$(GO) test ./graphtext -run XXX -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./torchtrace -run XXX -fuzz '^FuzzReadLog$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./runner -run XXX -fuzz '^FuzzRun$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./termsafe -run XXX -fuzz '^FuzzString$$' -fuzztime $(FUZZTIME)
 
 vet:
 	$(GO) vet ./...
