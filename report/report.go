@@ -94,9 +94,12 @@ func header(b *strings.Builder, tr *trace.Trace, units []*stages.Unit, res *runn
 		fmt.Fprintf(b, "<p>trace <code>%s</code></p>\n", esc(tr.Path))
 	}
 	if res != nil {
-		v := `<span class="ok">every output and gradient matches</span>`
+		v := `<span class="ok">every output, gradient and buffer matches</span> (` + esc(res.Coverage()) + `)`
 		if !res.OK || res.Error != "" {
-			v = `<span class="bad">MISMATCH or error</span>`
+			v = `<span class="bad">` + esc(res.Summary()) + `</span> (` + esc(res.Coverage()) + `)`
+			if res.Error != "" {
+				v = `<span class="bad">error</span>`
+			}
 		}
 		fmt.Fprintf(b, "<p>device %s, %d graph(s): %s</p>\n", esc(res.Device), len(units), v)
 	} else {
@@ -119,7 +122,8 @@ func header(b *strings.Builder, tr *trace.Trace, units []*stages.Unit, res *runn
 // column is one stage column; consecutive stages with the same text share one.
 type column struct {
 	names []string
-	nodes int // -1 when the stage has no graph
+	nodes int    // -1 when the stage has no graph
+	diff  string // what the stage changed against its provenance parent ("" none)
 	html  string
 }
 
@@ -146,7 +150,14 @@ func graphSection(b *strings.Builder, p *provenance, ui int, u *stages.Unit, gr 
 			continue
 		}
 		last = text
-		cols = append(cols, &column{names: []string{st.Name}, nodes: nodes, html: stageBody(p, ui, u, si, text, ok)})
+		diff := ""
+		if d := p.units[ui].sp.Diff(si); d != nil {
+			diff = fmt.Sprintf("+%d ~%d −%d vs %s", len(d.Added), len(d.Changed), len(d.Removed), stages.Table[d.Against].Name)
+			if d.Unchanged() {
+				diff = "unchanged vs " + stages.Table[d.Against].Name
+			}
+		}
+		cols = append(cols, &column{names: []string{st.Name}, nodes: nodes, diff: diff, html: stageBody(p, ui, u, si, text, ok)})
 	}
 	b.WriteString(`<div class="pipeline">`)
 	for _, c := range cols {
@@ -176,6 +187,9 @@ func graphSection(b *strings.Builder, p *provenance, ui int, u *stages.Unit, gr 
 		title := esc(strings.Join(c.names, " + "))
 		if c.nodes >= 0 {
 			title += fmt.Sprintf(" <small>(%d nodes)</small>", c.nodes)
+		}
+		if c.diff != "" {
+			title += fmt.Sprintf(` <small class="diff" title="nodes added, changed and removed against the stage its nodes came from">%s</small>`, esc(c.diff))
 		}
 		fmt.Fprintf(b, "<div class=\"col-head\">%s</div><div class=\"col-body\">%s</div></div>\n", title, c.html)
 	}

@@ -176,6 +176,10 @@ func TestReportMLP(t *testing.T) {
 	if strings.Contains(page, `<span class="bad">✗`) {
 		t.Error("a mismatch in a fixture that matches")
 	}
+	// Each graph stage's column says what it changed (stages.Provenance.Diff).
+	if !strings.Contains(page, ">+6 ~6 −0 vs captured</small>") || !strings.Contains(page, ">unchanged vs normalized</small>") {
+		t.Error("the normalized and functional columns do not say what they changed")
+	}
 	for _, name := range []string{"linear_relu_stack.0.weight", "peak bytes", "gcdbg eager interpreter"} {
 		if !strings.Contains(page, name) {
 			t.Errorf("page lacks %q", name)
