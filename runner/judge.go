@@ -19,6 +19,9 @@ type references struct {
 	// f64Err says why there is no float64 reference.
 	f64Err error
 	exp    *ir.Expected
+	// initial holds each mutated buffer's value before the run: PyTorch's
+	// value of a buffer it recorded no update for.
+	initial map[string]*tensor.Tensor
 }
 
 // noiseSeed makes the simulated rounding reproducible run to run.
@@ -29,7 +32,12 @@ func newReferences(u *stages.Unit) (*references, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &references{native: native, exp: u.Captured.Expected}
+	r := &references{native: native, exp: u.Captured.Expected, initial: map[string]*tensor.Tensor{}}
+	for _, wb := range u.Writebacks() {
+		if td := u.Normalized.Tensors[wb.Target]; td != nil && td.T != nil {
+			r.initial[wb.Target] = td.T
+		}
+	}
 	if r.f64, r.f64Err = u.RunReference(interp.Options{Precision: interp.Float64}); r.f64Err == nil {
 		r.noise, _ = u.RunReference(interp.Options{Precision: interp.Float64Noise, Seed: noiseSeed})
 	}
@@ -85,9 +93,22 @@ func (r *references) expected(w what) *tensor.Tensor {
 	case "grad":
 		return r.exp.Grads[w.name]
 	case "buffer":
-		return r.exp.Buffers[w.name]
+		if t := r.exp.Buffers[w.name]; t != nil {
+			return t
+		}
+		if r.buffersRecorded() {
+			// PyTorch recorded its buffer updates and this one is not
+			// among them: PyTorch left it as it was.
+			return r.initial[w.name]
+		}
 	}
 	return nil
+}
+
+// buffersRecorded reports whether the trace records PyTorch's buffer
+// updates (expected.buffers), even an empty set of them.
+func (r *references) buffersRecorded() bool {
+	return r.exp != nil && (r.exp.Buffers != nil || r.exp.BufferOrder != nil)
 }
 
 // judge gives got's two verdicts: against PyTorch's value (nil when the
@@ -178,7 +199,14 @@ func judgeValues(u *stages.Unit, r *references, gr *GraphResult, outs, grads []i
 			return fmt.Errorf("output %d: %w", i, err)
 		}
 		or := OutputResult{Index: i, DType: got.DType.String(), Shape: got.Shape}
-		or.VsExpected, or.VsEager = r.judge(what{kind: "output", index: i}, got)
+		w := what{kind: "output", index: i}
+		or.VsExpected, or.VsEager = r.judge(w, got)
+		if !got.DType.IsFloat() && r.native != nil {
+			if ts := tieSourceOf(u, r.native.Env, i); ts != nil {
+				relaxTies(or.VsExpected, ts, got, r.expected(w))
+				relaxTies(or.VsEager, ts, got, w.pick(r.native))
+			}
+		}
 		gr.Outputs = append(gr.Outputs, or)
 	}
 	gr.Buffers = gr.Buffers[:0]
@@ -187,6 +215,9 @@ func judgeValues(u *stages.Unit, r *references, gr *GraphResult, outs, grads []i
 		if wb.Output < len(outs) {
 			if got, err := interp.AsTensor(outs[wb.Output]); err == nil {
 				b.VsExpected, b.VsEager = r.judge(what{kind: "buffer", name: wb.Target}, got)
+				if j := b.VsExpected; j != nil && !j.Match && r.exp.Buffers[wb.Target] == nil {
+					j.Why = "PyTorch left this buffer unchanged (expected.buffers has no update of it), gcdbg's graph writes it; " + j.Why
+				}
 			}
 		}
 		if b.VsEager == nil {
@@ -291,4 +322,49 @@ func (res *Result) ComparedWithPyTorch() bool {
 		}
 	}
 	return false
+}
+
+// Coverage says what the run compared: how many outputs, grads and
+// buffers against PyTorch's values, and that all were judged against
+// gcdbg's float64 reference. Views end with it so that no comparison is
+// claimed that did not happen.
+func (res *Result) Coverage() string {
+	type count struct{ pt, all int }
+	var o, g, b count
+	for _, gr := range res.Graphs {
+		for _, x := range gr.Outputs {
+			o.all++
+			if x.VsExpected != nil {
+				o.pt++
+			}
+		}
+		for _, x := range gr.Grads {
+			g.all++
+			if x.VsExpected != nil {
+				g.pt++
+			}
+		}
+		for _, x := range gr.Buffers {
+			b.all++
+			if x.VsExpected != nil {
+				b.pt++
+			}
+		}
+	}
+	part := func(c count, what string) string {
+		if c.all == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%d/%d %s", c.pt, c.all, what)
+	}
+	var parts []string
+	for _, p := range []string{part(o, "outputs"), part(g, "grads"), part(b, "buffers")} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing to compare"
+	}
+	return "compared with PyTorch: " + strings.Join(parts, ", ") + "; every value against gcdbg's float64 reference"
 }

@@ -208,3 +208,89 @@ func TestMismatchNamesTheFirstStageThatDiffers(t *testing.T) {
 		t.Fatalf("first difference should blame the eager reference's gradient: %q", fd)
 	}
 }
+
+// Index outputs that differ from PyTorch's only among tied values match
+// (PyTorch's sort leaves the order of ties unspecified) and say why; an
+// index that picks a different value is still a MISMATCH.
+func TestIndicesEqualUpToTies(t *testing.T) {
+	tr, err := trace.Load("../verdict/testdata/topk_ties.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(tr, Options{Runs: 1, Device: "eager"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	differ := 0
+	for _, o := range res.Graphs[0].Outputs {
+		if o.DType != "int64" {
+			continue
+		}
+		j := o.VsExpected
+		if !j.Match {
+			t.Errorf("output %d: indices equal up to ties must match: %s", o.Index, j.Detail())
+		}
+		if j.MaxAbsErr > 0 {
+			differ++
+			if !strings.Contains(j.Reference, "ties") {
+				t.Errorf("output %d: the match must say it is up to ties: %s", o.Index, j.Detail())
+			}
+		}
+	}
+	if differ == 0 {
+		t.Fatal("test premise: some index output differs from PyTorch's among ties")
+	}
+	// topk's indices (output 1) pointing at another value: a mismatch.
+	idx := tr.Graphs[0].Expected.Outputs[1]
+	vals := tr.Graphs[0].Expected.Outputs[0]
+	for i := 0; i < idx.Numel(); i++ {
+		if vals.Flat(i) > 0 { // a non-zero top value: no tie to hide behind
+			idx.SetFlatInt(i, (idx.FlatInt(i)+1)%64)
+			break
+		}
+	}
+	res, err = Run(tr, Options{Runs: 1, Device: "eager"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := res.Graphs[0].Outputs[1].VsExpected; j.Match {
+		t.Fatalf("an index selecting another value must not match: %s", j.Detail())
+	}
+}
+
+// A buffer gcdbg updates but PyTorch left unchanged (a BatchNorm PyTorch
+// ran in eval mode, whose trace says training) is compared with its value
+// before the run, and the mismatch says so.
+func TestBufferPyTorchLeftUnchanged(t *testing.T) {
+	tr, err := trace.Load("../fixtures/frozen_bn.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := ""
+	for _, g := range tr.Graphs {
+		for _, n := range g.Nodes {
+			if n.Module != nil && strings.Contains(n.Module.Type, "BatchNorm") && n.Module.Attrs[trace.TrainingAttr] == false {
+				n.Module.Attrs[trace.TrainingAttr] = true
+				flipped = n.Name
+				break
+			}
+		}
+	}
+	if flipped == "" {
+		t.Fatal("test premise: frozen_bn.json has a BatchNorm in eval mode")
+	}
+	res, err := Run(tr, Options{Runs: 1, Device: "eager"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, b := range res.Graphs[0].Buffers {
+		if strings.HasSuffix(b.Name, "running_mean") && b.VsExpected != nil && !b.VsExpected.Match &&
+			strings.Contains(b.VsExpected.Why, "left this buffer unchanged") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("the flipped BatchNorm's running_mean must mismatch PyTorch's unchanged value: %+v", res.Graphs[0].Buffers)
+	}
+}

@@ -67,6 +67,8 @@ func (u *Unit) RunPipeline() (outs, grads []ir.Value, err error) {
 // user's outputs, the grads (training graphs) and the values after the run
 // of every buffer the graph mutates, keyed by the buffer's Target.
 type RefRun struct {
+	// Env is every node's value of the normalized graph's run.
+	Env     map[*ir.Node]ir.Value
 	Outputs []ir.Value
 	Grads   []ir.Value
 	Buffers map[string]*tensor.Tensor
@@ -81,7 +83,7 @@ func (u *Unit) RunReference(opt interp.Options) (*RefRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	ref := &RefRun{Buffers: map[string]*tensor.Tensor{}}
+	ref := &RefRun{Env: env, Buffers: map[string]*tensor.Tensor{}}
 	if out := u.Normalized.OutputNode(); out != nil && len(out.Args) > 0 {
 		v := ir.MapArg(out.Args[0], func(n *ir.Node) ir.Arg { return env[n] })
 		switch x := v.(type) {

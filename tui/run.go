@@ -142,7 +142,7 @@ func (r *runPanel) view() string {
 	case !res.OK:
 		fmt.Fprintf(&sb, "%s  (%s, took %s)\n", styles.bad.Render("FAIL on "+res.Device+": some values differ (see ✗)"), res.Device, r.took.Round(time.Millisecond))
 	default:
-		fmt.Fprintf(&sb, "%s  (%s, took %s)\n", styles.ok.Render("PASS on "+res.Device+": every output and gradient matches PyTorch and gcdbg's eager reference"), res.Device, r.took.Round(time.Millisecond))
+		fmt.Fprintf(&sb, "%s  (%s, took %s)\n", styles.ok.Render("PASS on "+res.Device+": every value matches · "+res.Coverage()), res.Device, r.took.Round(time.Millisecond))
 	}
 	if res == nil {
 		return strings.TrimRight(sb.String(), "\n")

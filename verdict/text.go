@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -39,6 +40,9 @@ func (j *Judgement) Short() string {
 	if j.Check != nil && !j.Check.Agree {
 		s += " · reference ≠ PyTorch"
 	}
+	if j.NonFinite > 0 && j.NonFinite == j.Numel {
+		s += " · every value NaN/Inf"
+	}
 	return s
 }
 
@@ -63,7 +67,22 @@ func (j *Judgement) Detail() string {
 		fmt.Fprintf(&b, ": rmse %.3g vs bound %.3g (= %g × baseline %.3g + floor %.3g), worst element %.3g vs bound %.3g",
 			j.RMSE, j.Bound(), j.Multiplier, j.BaselineRMSE, j.Floor, j.WorstErr, j.WorstBound())
 	}
-	fmt.Fprintf(&b, "; max abs err %.3g, max rel err %.3g", j.MaxAbsErr, j.MaxRelErr)
+	if j.MaxAbsErr == math.MaxFloat64 {
+		b.WriteString("; max abs err ∞ (NaN/Inf at other positions)")
+	} else {
+		fmt.Fprintf(&b, "; max abs err %.3g, max rel err %.3g", j.MaxAbsErr, j.MaxRelErr)
+	}
+	if j.NonFinite > 0 {
+		fmt.Fprintf(&b, "; %d of %d values NaN/Inf in both", j.NonFinite, j.Numel)
+		if j.NonFinite == j.Numel {
+			b.WriteString(" (every value: nothing numeric was compared)")
+		}
+	}
+	switch j.Reference {
+	case "", "gcdbg eager float64", "exact":
+	default:
+		b.WriteString("; reference: " + j.Reference)
+	}
 	if j.Check != nil {
 		fmt.Fprintf(&b, "; reference vs PyTorch rmse %.3g, float32 rounding ≈ %.3g", j.Check.RMSE, j.Check.NoiseRMSE)
 	}

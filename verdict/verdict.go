@@ -131,9 +131,13 @@ type Judgement struct {
 	Match     bool   `json:"match"`
 	// Why explains a mismatch in words (shape, dtype, NaN positions, the
 	// reference disagreeing with PyTorch, or the numbers).
-	Why   string    `json:"why,omitempty"`
-	Worst *Element  `json:"worst,omitempty"`
-	Check *RefCheck `json:"reference_check,omitempty"`
+	Why   string   `json:"why,omitempty"`
+	Worst *Element `json:"worst,omitempty"`
+	// Numel is the number of elements; NonFinite how many are NaN or ±Inf
+	// in both the result and the values compared with (same positions).
+	Numel     int       `json:"numel"`
+	NonFinite int       `json:"non_finite,omitempty"`
+	Check     *RefCheck `json:"reference_check,omitempty"`
 }
 
 // Baseline is one plain float32 computation of the same values.
@@ -211,13 +215,16 @@ func Judge(in Input) Judgement {
 		j.Why = fmt.Sprintf("dtype %s, expected %s", r.DType, a.DType)
 	}
 	n := r.Numel()
+	j.Numel = n
 	// Elementwise against Against: max errors, the worst element, NaN/Inf.
 	worst, worstD := -1, -1.0
 	nonFinite := -1
 	for i := 0; i < n; i++ {
 		g, w := r.Flat(i), a.Flat(i)
 		if !finite(g) || !finite(w) {
-			if !sameNonFinite(g, w) {
+			if sameNonFinite(g, w) {
+				j.NonFinite++
+			} else {
 				if nonFinite < 0 {
 					nonFinite = i
 				}

@@ -222,3 +222,18 @@ func TestNumJSON(t *testing.T) {
 		t.Errorf("NaN/-Inf survive JSON: %s -> %+v", b, back)
 	}
 }
+
+// A tensor that is NaN everywhere in both matches, and says that nothing
+// numeric was compared; a NaN at another position never prints a sentinel.
+func TestAllNaNSaysSo(t *testing.T) {
+	nan := math.NaN()
+	all := []float64{nan, nan, nan}
+	j := judge(all, all, all, []int{3})
+	if !j.Match || j.NonFinite != 3 || !strings.Contains(j.Detail(), "nothing numeric was compared") || !strings.Contains(j.Short(), "NaN") {
+		t.Errorf("all-NaN: %s / %s", j.Short(), j.Detail())
+	}
+	moved := judge([]float64{1, 2, 3}, []float64{1, nan, 3}, []float64{1, nan, 3}, []int{3})
+	if moved.Match || strings.Contains(moved.Detail(), "e+308") {
+		t.Errorf("moved NaN: %s", moved.Detail())
+	}
+}

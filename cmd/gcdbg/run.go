@@ -150,12 +150,8 @@ func printRun(w io.Writer, path string, res *runner.Result) {
 	}
 	fmt.Fprintf(w, "\n(%s)\n", runner.Rule)
 	if res.OK {
-		if res.ComparedWithPyTorch() {
-			fmt.Fprintln(w, "verdict: every output, gradient and buffer matches")
-		} else {
-			fmt.Fprintln(w, "verdict: every output, gradient and buffer matches gcdbg's float64 reference (the trace holds no PyTorch values: nothing was compared with PyTorch)")
-		}
+		fmt.Fprintf(w, "verdict: every output, gradient and buffer matches (%s)\n", res.Coverage())
 	} else {
-		fmt.Fprintln(w, "verdict: MISMATCH")
+		fmt.Fprintf(w, "verdict: %s (%s)\n", res.Summary(), res.Coverage())
 	}
 }

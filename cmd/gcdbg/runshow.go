@@ -26,7 +26,7 @@ func printTiming(w io.Writer, g *runner.GraphResult) {
 	if t.ProducerEagerMS > 0 {
 		fmt.Fprintf(w, " | PyTorch eager (recorded) %.3f ms", t.ProducerEagerMS)
 		if t.CompiledMS > 0 {
-			fmt.Fprintf(w, " -> compiled is %.2fx PyTorch", t.ProducerEagerMS/t.CompiledMS)
+			fmt.Fprintf(w, " -> compiled is %.3gx the recorded PyTorch time (recorded at export, on that machine and load; `gcdbg bench` measures PyTorch live)", t.ProducerEagerMS/t.CompiledMS)
 		}
 	}
 	fmt.Fprintln(w)
