@@ -61,7 +61,8 @@ func init() {
 	// row only has to agree with the op (zeros of the right shape and dtype).
 	decompCases = append(decompCases,
 		opCase{"aten.empty", nil, []ir.Arg{ir.Tuple{int64(2), int64(3)}}},
-		opCase{"aten.empty_strided", nil, []ir.Arg{ir.Tuple{int64(2), int64(3)}, ir.Tuple{int64(3), int64(1)}}})
+		opCase{"aten.empty_strided", nil, []ir.Arg{ir.Tuple{int64(2), int64(3)}, ir.Tuple{int64(3), int64(1)}}},
+		opCase{"aten.new_empty", []*tensor.Tensor{dseq(tf64, 2)}, []ir.Arg{inp(0), int64(3), int64(2)}})
 	sq := func(lo, hi float64) func(gc *gradGraph) {
 		return func(gc *gradGraph) {
 			v := make([]float64, 6)

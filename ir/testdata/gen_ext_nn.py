@@ -126,3 +126,20 @@ for dt in (f32, f64):
     case("embedding_bag", bag, idx, w, torch.tensor([0, 3, 8]), "mean", None, True)
     case("embedding_bag", bag, idx, w, off, "sum", r(8, dtype=dt), False)
 case("embedding_bag", bag, torch.tensor([1, 2]), r(4, 3), torch.tensor([1]), "sum", None, False)
+
+# Small ops.
+for dt in (f32, f64):
+    case("one_hot", F.one_hot, torch.tensor([[0, 3], [2, 1]]), 5, grad=False)
+    case("dot", torch.dot, r(5, dtype=dt), r(5, dtype=dt))
+    case("mv", torch.mv, r(3, 5, dtype=dt), r(5, dtype=dt))
+    case("outer", torch.outer, r(3, dtype=dt), r(4, dtype=dt))
+    case("unbind", torch.unbind, r(3, 2, 4, dtype=dt), 1)
+    case("repeat_interleave", lambda a, n, d, o: torch.repeat_interleave(a, n, d), r(2, 3, dtype=dt), 2, 1, None)
+    case("repeat_interleave", lambda a, n, d, o: torch.repeat_interleave(a, n, d), r(2, 3, dtype=dt), 3, None, None)
+    case("threshold", F.threshold, r(3, 4, dtype=dt), 0.1, -2.0)
+    case("threshold", F.threshold, special(dt), 0.5, 9.0, grad=False)
+    case("softmin", lambda a, d, s, t: F.softmin(a, d, dtype=t), r(3, 4, dtype=dt), 1, 3, None)
+    case("new_zeros", lambda a, *s: a.new_zeros(s), r(2, dtype=dt), 3, 2, grad=False)
+    case("new_ones", lambda a, *s: a.new_ones(s), torch.tensor([1, 2]), 2, grad=False)
+    case("new_full", lambda a, s, v: a.new_full(s, v), r(2, dtype=dt), [2, 2], 1.5, grad=False)
+case("one_hot", F.one_hot, torch.tensor([0, 7]), 5, grad=False)
