@@ -248,3 +248,21 @@ func TestRegressionsAndTable(t *testing.T) {
 		t.Error("table holds raw HTML from a name")
 	}
 }
+
+func TestCoverageInTable(t *testing.T) {
+	cov := ParseCoverage("core ATen op (PyTorch 2.6)  overloads  status        gcdbg op   how / why\n" +
+		"_pdist_forward                       default                      out of scope                               F.pdist is not modeled\n" +
+		"abs                                  default                      supported     aten.abs                     core op, compiled\n")
+	if len(cov) != 1 || cov["_pdist_forward"] != "F.pdist is not modeled" {
+		t.Fatalf("coverage %q", cov)
+	}
+	cov["max_pool3d"] = "3-D pools are not modeled"
+	var b bytes.Buffer
+	outs := []Outcome{{ID: "nn.functional.max_pool3d/float32/0", OpInfo: "nn.functional.max_pool3d", Status: Refused, Reason: "unsupported function"}}
+	if err := WriteMarkdown(&b, RunInfo{OutOfScope: cov}, outs); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "out of scope (`gcdbg ops --coverage`): 3-D pools are not modeled") {
+		t.Errorf("table:\n%s", b.String())
+	}
+}

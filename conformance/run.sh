@@ -34,6 +34,7 @@ for k in $(seq 1 "$J"); do
   pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done
-GCDBG_CACHE_DIR="$dir/cache" $GO run ./conformance/cmd/conformance -dir "$dir" -bin "$dir/gcdbg" -j "$J" \
+"$dir/gcdbg" ops --coverage > "$dir/coverage.txt"
+GCDBG_CACHE_DIR="$dir/cache" $GO run ./conformance/cmd/conformance -dir "$dir" -bin "$dir/gcdbg" -j "$J" -coverage "$dir/coverage.txt" \
   -md "$md" -passing conformance/passing.txt "${update[@]}" -torch "$torch" -dtypes "$dtypes" \
   -note "$note" -command "conformance/run.sh $*" -results "${RESULTS:-/dev/null}"

@@ -13,6 +13,34 @@ type RunInfo struct {
 	DTypes  []string // dtypes exported
 	Command string   // how the table was made
 	Note    string   // anything the reader must know (e.g. a partial run)
+	// OutOfScope maps core ATen op names to why gcdbg leaves them out
+	// (`gcdbg ops --coverage`); an OpInfo of such an op says so in its row.
+	OutOfScope map[string]string
+}
+
+// ParseCoverage reads `gcdbg ops --coverage`: the ops marked out of scope,
+// with the reason.
+func ParseCoverage(text string) map[string]string {
+	out := map[string]string{}
+	for _, ln := range strings.Split(text, "\n") {
+		i := strings.Index(ln, "  out of scope  ")
+		f := strings.Fields(ln)
+		if i < 0 || len(f) == 0 {
+			continue
+		}
+		out[f[0]] = strings.TrimSpace(ln[i+len("  out of scope  "):])
+	}
+	return out
+}
+
+// coverageName is the core ATen name an OpInfo stands for:
+// "nn.functional.max_pool2d" -> "max_pool2d", "max.reduction_with_dim" -> "max".
+func coverageName(opinfo string) string {
+	n := strings.TrimPrefix(opinfo, "nn.functional.")
+	if i := strings.IndexByte(n, '.'); i >= 0 {
+		n = n[:i]
+	}
+	return n
 }
 
 type opRow struct {
@@ -128,6 +156,9 @@ func WriteMarkdown(w io.Writer, info RunInfo, outs []Outcome) error {
 				break
 			}
 			rs = append(rs, fmt.Sprintf("%d× %s (e.g. `%s`)", r.reasons[k], mdEscape(k), strings.ReplaceAll(r.firstFail[k], "`", "'")))
+		}
+		if why, ok := info.OutOfScope[coverageName(n)]; ok && r.pass < r.total {
+			rs = append([]string{"out of scope (`gcdbg ops --coverage`): " + mdEscape(why)}, rs...)
 		}
 		p("| %s | %d | %d | %d | %d | %d | %s |\n", mdEscape(n), r.total, r.pass, r.wrong, r.refused, r.failed, strings.Join(rs, "<br>"))
 	}

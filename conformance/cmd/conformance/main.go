@@ -38,6 +38,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	dtypes := fs.String("dtypes", "", "dtypes exported, for the table")
 	note := fs.String("note", "", "a note for the table")
 	command := fs.String("command", "make conformance", "the command, for the table")
+	coverage := fs.String("coverage", "", "the output of `gcdbg ops --coverage`: OpInfos of out-of-scope ops say so in the table")
 	var also multiFlag
 	fs.Var(&also, "also", "outcomes of an earlier run (its -results file) to include in the table and the passing check (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -126,7 +127,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 					ds = append(ds, d)
 				}
 			}
-			err = conformance.WriteMarkdown(f, conformance.RunInfo{Torch: *torch, DTypes: ds, Command: *command, Note: *note}, outs)
+			info := conformance.RunInfo{Torch: *torch, DTypes: ds, Command: *command, Note: *note}
+			if *coverage != "" {
+				text, rerr := os.ReadFile(*coverage)
+				if rerr != nil {
+					fmt.Fprintln(stderr, "conformance:", rerr)
+					return 2
+				}
+				info.OutOfScope = conformance.ParseCoverage(string(text))
+			}
+			err = conformance.WriteMarkdown(f, info, outs)
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}
