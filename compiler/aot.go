@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -199,7 +200,11 @@ func LoadAOT(dir string) ([]AOTProgram, error) {
 			return nil, err
 		}
 		var m Manifest
-		if err := json.Unmarshal(mraw, &m); err != nil {
+		// UseNumber: a fallback's constants keep the text's int or float
+		// (decodeConst), as in a manifest built in this process.
+		dec := json.NewDecoder(bytes.NewReader(mraw))
+		dec.UseNumber()
+		if err := dec.Decode(&m); err != nil {
 			return nil, fmt.Errorf("load %s: %s: %w", dir, e.Manifest, err)
 		}
 		if err := m.Validate(); err != nil {
