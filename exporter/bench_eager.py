@@ -280,7 +280,7 @@ def ensure_malloc_env(argv):
 
 
 def how(threads, runs, warmup):
-    return ("torch %s, %d threads, median of the timed calls (%d per pass) after %d warm-up calls; outputs and grads dropped "
+    return ("torch %s, %d threads, median of the timed calls (%d per pass), after %d warm-up calls; outputs and grads dropped "
             "before each call, inputs cloned outside the timed region; MALLOC_MMAP_THRESHOLD_=%s "
             "MALLOC_TRIM_THRESHOLD_=%s" % (torch.__version__, threads, runs, warmup,
                                             os.environ.get("MALLOC_MMAP_THRESHOLD_", "unset"),

@@ -39,7 +39,6 @@ type kernelGen struct {
 	// vecNotes say how the kernel's loops are vectorized (vector.go), for
 	// the kernel's comment.
 	vecNotes []string
-	chunked  bool // the open vector reduce loop is cut into chunks
 }
 
 // value is a C expression (a temporary's name) and its dtype.

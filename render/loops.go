@@ -448,8 +448,8 @@ type accum struct {
 	in, dt tensor.DType // input dtype, reduction result dtype
 	acc    string       // C accumulator
 	idx    string       // C index of argmax/argmin
-	// In a vector pass (vector.go): part is the float partial sum of the
-	// current chunk (sum over float32), nan the NaN flag of max/min.
+	// In a vector pass (vector.go): part is set while a sum is a vector
+	// reduction, nan is the NaN flag of max/min.
 	part, nan string
 	vars      map[string]string
 	tmps      map[string]value

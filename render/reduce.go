@@ -10,10 +10,9 @@ import (
 
 // Reductions follow PyTorch's numerics: max/min propagate NaN;
 // argmax/argmin return the first index of the extreme value, and the
-// first NaN wins. Float sums accumulate in double in a scalar loop; in a
-// CPU vector pass (vector.go) a float32 sum keeps float partial sums in
-// vector lanes over chunks of the row and adds each chunk's sum into the
-// double accumulator (a cascade, as PyTorch's own float sums are).
+// first NaN wins. Float sums accumulate in double (a float32 accumulator
+// loses digits over long rows), in a CPU vector pass (vector.go) one
+// double partial per vector lane.
 
 func (g *kernelGen) accType(a *accum) string {
 	switch a.op {

@@ -335,7 +335,7 @@ func (t *torchServer) how(paths []string) string {
 	for _, p := range paths {
 		if p != "" {
 			if _, err := t.time(p, 1); err == nil && t.last != "" {
-				t.last = strings.Replace(t.last, "(1 per pass)", "", 1)
+				t.last = strings.Replace(t.last, " (1 per pass),", "", 1)
 				return t.last
 			}
 		}
