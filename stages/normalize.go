@@ -479,6 +479,10 @@ func (nz *normalizer) getattr(n *ir.Node) error {
 		return fmt.Errorf("args: getattr takes 2 arguments, got %d", len(n.Args))
 	}
 	attr, _ := n.Args[1].(string)
+	// The named tuples of sort, topk, max(dim), min(dim), var_mean: .values, .indices.
+	if i, ok := map[string]int64{"values": 0, "indices": 1}[attr]; ok {
+		return nz.emit(n, ir.Lookup("aten.getitem"), []ir.Arg{n.Args[0], i})
+	}
 	op := map[string]string{"shape": "size", "dtype": "dtype", "T": "numpy_T", "mT": "", "ndim": "dim"}[attr]
 	if op == "" {
 		return fmt.Errorf("args[1]: getattr(%q) is not supported (shape, dtype, T, ndim are)", attr)
