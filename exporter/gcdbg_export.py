@@ -602,6 +602,8 @@ def measure(fn, inputs, runs, want_backward, warmup=3):
 _DROPOUT_FNS = {torch.nn.functional.dropout, torch.dropout}
 _DRAW_FNS = {torch.rand_like, torch.randn_like, torch.bernoulli}
 _DRAW_METHODS = {"bernoulli"}
+_FEATURE_DROPOUT_MODULES = tuple(getattr(torch.nn, k) for k in ("Dropout1d", "Dropout2d", "Dropout3d")
+                                 if hasattr(torch.nn, k))
 
 
 def _dropout_args(n, args, kwargs):
@@ -629,21 +631,28 @@ class _RandomRecorder(torch.fx.Interpreter):
     def run_node(self, n):
         args, kwargs = self.fetch_args_kwargs_from_env(n)
         drop = None
+        feature = False  # nn.Dropout1d/2d/3d: one draw per (sample, channel)
         if n.op == "call_module":
             m = self.module.get_submodule(n.target)
             if type(m) is torch.nn.Dropout:
                 drop = (args[0], float(m.p), bool(m.training))
+            elif type(m) in _FEATURE_DROPOUT_MODULES:
+                drop, feature = (args[0], float(m.p), bool(m.training)), True
         else:
             drop = _dropout_args(n, args, kwargs)
         if drop is not None and drop[2] and drop[1] > 0 and isinstance(drop[0], torch.Tensor):
             x, p, _ = drop
             state = torch.get_rng_state()
-            # ATen's CPU dropout: noise = empty(sizes).bernoulli_(1 - p); out = x * noise / (1-p)
-            noise = torch.empty(tuple(x.shape), dtype=x.dtype).bernoulli_(1 - p)
+            # ATen's CPU dropout: noise = empty(sizes).bernoulli_(1 - p); out = x * noise / (1-p);
+            # feature dropout draws noise of shape [N, C, 1, ...] (make_feature_noise)
+            shape = tuple(x.shape)
+            if feature:
+                shape = shape[:2] + (1,) * (x.dim() - 2)
+            noise = torch.empty(shape, dtype=x.dtype).bernoulli_(1 - p)
             torch.set_rng_state(state)
             x0 = x.detach().clone()  # an inplace dropout overwrites x
             res = super().run_node(n)
-            mask = noise.bool()
+            mask = noise.bool().expand(x.shape).clone()  # the trace holds the output-shaped mask
             want = x0 * noise.div_(1 - p) if p < 1 else x0 * 0
             if not torch.equal(res.detach(), want):
                 raise EncodeError("node %s: could not record the dropout mask PyTorch drew "
@@ -661,7 +670,8 @@ def record_random(gm, example_inputs, outs):
     """Per random node of gm, what PyTorch drew in a run from the current RNG state; checks
     that the run reproduces the reference outputs `outs`."""
     has_random = any(
-        (n.op == "call_module" and type(gm.get_submodule(n.target)) is torch.nn.Dropout) or
+        (n.op == "call_module" and (type(gm.get_submodule(n.target)) is torch.nn.Dropout or
+                                    type(gm.get_submodule(n.target)) in _FEATURE_DROPOUT_MODULES)) or
         (n.op == "call_function" and (n.target in _DROPOUT_FNS or n.target in _DRAW_FNS)) or
         (n.op == "call_method" and n.target in _DRAW_METHODS)
         for n in gm.graph.nodes)

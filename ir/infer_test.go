@@ -287,7 +287,9 @@ func syntheticCases() map[string][]inferCase {
 	m := tm(bl, []int{3, 4})
 	sets := map[string][][]ir.Value{}
 	add := func(op string, vals ...ir.Value) { sets["aten."+op] = append(sets["aten."+op], vals) }
-	for _, op := range []string{"philox_rand", "philox_randn"} { // gcdbg's own draws (ops_train.go)
+	add("feature_dropout", x, 0.3, false)                               // eval: the input itself (ops_train.go)
+	add("feature_dropout", tm(f32, []int{2, 3, 4}, 1, 2, 6), 0.0, true) // p = 0: the input itself
+	for _, op := range []string{"philox_rand", "philox_randn"} {        // gcdbg's own draws (ops_train.go)
 		add(op, ir.Tuple{int64(2), int64(3)}, int64(0), int64(8), nil)
 		add(op, ir.Tuple{int64(4)}, int64(1), int64(0), tensor.Float64)
 	}

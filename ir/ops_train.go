@@ -63,6 +63,50 @@ func init() {
 	}).Infer = inferBatchNormFunctional
 
 	Register("dropout_masked(input, mask, p)", KindPointwise, dropoutMaskedEval).Infer = inferDropoutMasked
+	// feature_dropout (nn.Dropout1d/2d/3d): whole channels, one draw per
+	// (sample, channel). In training the normalized stage replaces it by
+	// dropout_masked with a [N, C, 1, ...] mask; in eval it is the identity.
+	Register("feature_dropout(input, p=0.5, training=True, inplace=False)", KindPointwise, func(a Args) (Value, error) {
+		x, err := a.Tensor(0)
+		if err != nil {
+			return nil, err
+		}
+		p, err := a.Float(1)
+		if err != nil {
+			return nil, err
+		}
+		tr, err := a.Bool(2)
+		if err != nil {
+			return nil, err
+		}
+		if !(p >= 0 && p <= 1) {
+			return nil, a.errf(1, "dropout probability has to be between 0 and 1, but got %g", p)
+		}
+		if tr && p != 0 {
+			return nil, a.errf(2, "feature dropout in training mode is random: the normalized stage replaces it by its draw")
+		}
+		return x, nil
+	}).Infer = func(a Args) (Value, error) {
+		x, err := a.meta(0)
+		if err != nil {
+			return nil, err
+		}
+		p, err := a.Float(1)
+		if err != nil {
+			return nil, err
+		}
+		tr, err := a.Bool(2)
+		if err != nil {
+			return nil, err
+		}
+		if !(p >= 0 && p <= 1) {
+			return nil, a.errf(1, "dropout probability has to be between 0 and 1, but got %g", p)
+		}
+		if tr && p != 0 {
+			return contig(x.DType, x.Shape.Sizes()), nil
+		}
+		return alias(x), nil
+	}
 	creation := func(name string, draw func([]int, int64, int64, tensor.DType) (*tensor.Tensor, error)) {
 		Register(name+"(size, seed, offset, dtype=None)", KindCreation, func(a Args) (Value, error) {
 			size, err := a.Ints(0)

@@ -17,6 +17,14 @@ func init() {
 			func(b *builder, a []ir.Arg) ir.Arg {
 				return b.batchNormTrain(a[0], a[1], a[2], a[3], a[4], a[5], a[6], true)
 			}},
+		decomposition{"aten.feature_dropout", "feature_dropout(x, p, training=False) = x (identity); in training the normalized stage replaced it by dropout_masked with a [N, C, 1, ...] mask",
+			func(b *builder, a []ir.Arg) ir.Arg {
+				if b.bool(a[2]) && b.float(a[1]) != 0 {
+					b.failf("internal error: feature dropout in training mode should have been replaced by its draw in the normalized stage")
+					return nil
+				}
+				return a[0]
+			}},
 		decomposition{"aten.dropout_masked", "dropout_masked(x, mask, p) = x * (to_dtype(mask) * s), s = 1 / (1 - p) rounded to x's dtype (ATen's noise.div_(1 - p)); p = 1: x * 0",
 			decompDropoutMasked},
 		decomposition{"aten.philox_rand", "philox_rand(size, seed, off, dtype) = to_dtype(philox_uniform(seed, view(arange(numel), size) + off), dtype): one counter per element, computed in the kernel",

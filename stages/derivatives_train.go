@@ -26,6 +26,12 @@ func init() {
 			d := dropoutScale(c.meta(0).DType, dNumVal(c.a[2]))
 			return c.op("mul", c.g, c.op("mul", c.op("to_dtype", c.a[1], c.meta(0).DType), d))
 		}),
+		"feature_dropout": dUnary("self: grad (eval mode or p = 0; in training the normalized stage replaced it by dropout_masked)", func(c *dctx) *ir.Node {
+			if c.a[2] == true && dNumVal(c.a[1]) != 0 {
+				c.fail("feature dropout in training mode should have been replaced by its draw in the normalized stage")
+			}
+			return c.g
+		}),
 		"cross_entropy": {"self: (softmax(self, 1) - ((1 - ls) * one_hot(target) + ls / C)) * (target != ignore_index) * grad (/ count of such targets for mean)", crossEntropyGrad},
 	} {
 		derivatives[k] = v

@@ -88,6 +88,9 @@ var moduleRules = map[string]moduleRule{
 		}
 		return "dropout", []ir.Arg{x, attr(m, "p", 0.5), tr, attr(m, "inplace", false)}, nil
 	},
+	"torch.nn.Dropout1d": featureDropoutModule("Dropout1d", 3),
+	"torch.nn.Dropout2d": featureDropoutModule("Dropout2d", 4),
+	"torch.nn.Dropout3d": featureDropoutModule("Dropout3d", 5),
 	"torch.nn.Flatten": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
 		return "flatten", []ir.Arg{x, attr(m, "start_dim", int64(1)), attr(m, "end_dim", int64(-1))}, nil
 	},
@@ -142,7 +145,7 @@ func (nz *normalizer) module(n *ir.Node) error {
 	}
 	rule, ok := moduleRules[typ]
 	if !ok {
-		return fmt.Errorf("module.type: unsupported module %q: gcdbg cannot run it, not even through its eager fallback (supported: Linear, Conv2d, BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LayerNorm, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax, Dropout, Flatten, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Identity)", n.Module.Type)
+		return fmt.Errorf("module.type: unsupported module %q: gcdbg cannot run it, not even through its eager fallback (supported: Linear, Conv2d, BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LayerNorm, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax, Dropout, Dropout1d, Dropout2d, Dropout3d, Flatten, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Identity)", n.Module.Type)
 	}
 	if len(n.Args) != 1 || len(n.Kwargs) != 0 {
 		return fmt.Errorf("args: %s takes one input, got %d args and %d kwargs", typ, len(n.Args), len(n.Kwargs))

@@ -137,3 +137,19 @@ func dimsText(xs []int) string {
 	}
 	return strings.Join(parts, " or ")
 }
+
+// featureDropoutModule is nn.Dropout1d/2d/3d on a batched input of rank
+// dims: whole channels are zeroed (F.dropout1d/2d/3d, ATen's
+// feature_dropout).
+func featureDropoutModule(what string, dims int) moduleRule {
+	return func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+		tr, err := trainingFlag(m, what)
+		if err != nil {
+			return "", nil, err
+		}
+		if xn, ok := x.(*ir.Node); ok && xn.Meta.Tensor != nil && len(xn.Meta.Tensor.Shape) != dims {
+			return "", nil, fmt.Errorf("args[0]: %s on a %dD input: gcdbg takes batched %dD inputs only", what, len(xn.Meta.Tensor.Shape), dims)
+		}
+		return "feature_dropout", []ir.Arg{x, attr(m, "p", 0.5), tr, attr(m, "inplace", false)}, nil
+	}
+}

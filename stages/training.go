@@ -95,7 +95,7 @@ func (nz *normalizer) trainingPass() error {
 		switch n.Target {
 		case "aten.batch_norm":
 			r, err = nz.batchNormTraining(n)
-		case "aten.dropout", "aten.rand_like", "aten.randn_like", "aten.bernoulli":
+		case "aten.dropout", "aten.feature_dropout", "aten.rand_like", "aten.randn_like", "aten.bernoulli":
 			var d *RandomDraw
 			r, d, err = nz.random(n, &offset)
 			if d != nil {
@@ -252,8 +252,9 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 	xm := x.Meta.Tensor
 	var p float64
 	inplace := false
-	switch d.Name {
-	case "aten.dropout":
+	dropout := d.Name == "aten.dropout" || d.Name == "aten.feature_dropout"
+	switch {
+	case dropout:
 		pv, okP := a[1].(float64)
 		if i, isInt := a[1].(int64); isInt {
 			pv, okP = float64(i), true
@@ -273,7 +274,7 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 		if !xm.DType.IsFloat() {
 			return nil, nil, fmt.Errorf("args[0]: dropout needs a floating input, got %s", xm.DType)
 		}
-	case "aten.bernoulli":
+	case d.Name == "aten.bernoulli":
 		if a[2] != nil {
 			return nil, nil, fmt.Errorf("kwargs.generator: an explicit generator is not supported")
 		}
@@ -290,10 +291,10 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 		if !equalInts(rec.Shape, want) {
 			return nil, nil, fmt.Errorf("expected.random[%q]: recorded draw has shape %v, the node's value %v", name, rec.Shape, want)
 		}
-		if d.Name == "aten.dropout" && rec.DType != tensor.Bool {
+		if dropout && rec.DType != tensor.Bool {
 			return nil, nil, fmt.Errorf("expected.random[%q]: a dropout's draw is its keep mask, dtype bool; got %s", name, rec.DType)
 		}
-		if m := n.Meta.Tensor; d.Name != "aten.dropout" && m != nil && rec.DType != m.DType {
+		if m := n.Meta.Tensor; !dropout && m != nil && rec.DType != m.DType {
 			return nil, nil, fmt.Errorf("expected.random[%q]: recorded draw is %s, the node's value %s", name, rec.DType, m.DType)
 		}
 		key := RandomPrefix + name
@@ -308,8 +309,14 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 		drawn = ga
 	} else {
 		draw.Offset = *offset
-		size := sizesArg(xm.Shape.Sizes())
-		numel := int64(numelOf(xm.Shape.Sizes()))
+		sizes := append([]int{}, xm.Shape.Sizes()...)
+		if d.Name == "aten.feature_dropout" { // one draw per (sample, channel)
+			for i := 2; i < len(sizes); i++ {
+				sizes[i] = 1
+			}
+		}
+		size := sizesArg(sizes)
+		numel := int64(numelOf(sizes))
 		dt := xm.DType
 		if d.Name == "aten.rand_like" || d.Name == "aten.randn_like" {
 			if a[1] != nil {
@@ -329,13 +336,13 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 		if err != nil {
 			return nil, nil, err
 		}
-		switch d.Name {
-		case "aten.dropout":
+		switch {
+		case dropout:
 			// ATen: noise = empty(sizes).bernoulli_(1 - p): keep where u < 1 - p
 			if drawn, err = nz.callFor(n, "aten.lt", u, 1-p); err != nil {
 				return nil, nil, err
 			}
-		case "aten.bernoulli":
+		case d.Name == "aten.bernoulli":
 			var prob ir.Arg = x
 			if a[1] != nil {
 				prob = a[1]
@@ -352,7 +359,7 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 		}
 	}
 	res := drawn.(*ir.Node)
-	if d.Name == "aten.dropout" {
+	if dropout {
 		if res, err = nz.callFor(n, "aten.dropout_masked", x, drawn, p); err != nil {
 			return nil, nil, err
 		}

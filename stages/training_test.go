@@ -24,6 +24,7 @@ func init() {
 		opCase{"aten.batch_norm_functional", bn, []ir.Arg{inp(0), inp(1), inp(2), inp(3), inp(4), 0.3, 1e-5}},
 		opCase{"aten.batch_norm_functional", []*tensor.Tensor{dseq(tf64, 5, 3), dseq(tf64, 3), tensor.FromFloats(tf64, []int{3}, []float64{1, 2, 3}), tensor.Scalar(tf64, 0.25)},
 			[]ir.Arg{inp(0), inp(1), inp(2), nil, nil, inp(3), 1e-5}},
+		opCase{"aten.feature_dropout", []*tensor.Tensor{dseq(tf32, 2, 3, 2)}, []ir.Arg{inp(0), 0.3, false}},
 		opCase{"aten.dropout_masked", []*tensor.Tensor{dseq(tf32, 2, 3), mask}, []ir.Arg{inp(0), inp(1), 0.1}},
 		opCase{"aten.dropout_masked", []*tensor.Tensor{dseq(tf64, 2, 3), mask}, []ir.Arg{inp(0), inp(1), 1.0}},
 		opCase{"aten.philox_rand", nil, []ir.Arg{ir.Tuple{int64(3), int64(5)}, int64(2), int64(16)}},
@@ -52,6 +53,10 @@ func init() {
 	gradCases["dropout_masked"] = func(gc *gradGraph) {
 		m := gc.input(tensor.FromInts(tensor.Bool, []int{2, 3}, []int64{1, 0, 1, 1, 0, 0}), false)
 		gc.output(gc.call("dropout_masked", gc.rand(2, 3), m, 0.25))
+	}
+	gradCases["feature_dropout"] = func(gc *gradGraph) {
+		x := gc.rand(2, 3, 2)
+		gc.output(gc.call("feature_dropout", x, 0.4, false), gc.call("feature_dropout", x, 0.0, true))
 	}
 	gradCases["cross_entropy"] = func(gc *gradGraph) {
 		x := gc.rand(4, 5)
@@ -99,7 +104,7 @@ func closeTo(got ir.Value, want *tensor.Tensor) error {
 // outputs, grads and the buffers after the step, and so does the eager
 // reference (the normalized graph, which mutates the buffers in place).
 func TestTrainingFixturesMatchPyTorch(t *testing.T) {
-	for _, name := range []string{"bn_dropout_train", "frozen_bn", "mlp_bn_cumulative", "random_ops", "group_instance_norm"} {
+	for _, name := range []string{"bn_dropout_train", "frozen_bn", "mlp_bn_cumulative", "random_ops", "group_instance_norm", "feature_dropout"} {
 		for _, u := range trainUnits(t, "../fixtures/"+name+".json", "backward") {
 			ex := u.Captured.Expected
 			where := name + "/" + u.Captured.Name
@@ -155,7 +160,7 @@ func TestTrainingFixturesMatchPyTorch(t *testing.T) {
 					t.Errorf("%s: node %s drew its own numbers although the trace records PyTorch's", where, d.Node)
 				}
 			}
-			if name == "bn_dropout_train" || name == "random_ops" {
+			if name == "bn_dropout_train" || name == "random_ops" || name == "feature_dropout" {
 				if len(u.RandomDraws()) == 0 {
 					t.Errorf("%s: no random node found", where)
 				}
@@ -461,5 +466,58 @@ func TestTrainingModulesHostileAttrs(t *testing.T) {
 				t.Errorf("case %d (%s %s %s): want an error naming node m, got %v", i, c.typ, c.attrs, c.shape, err)
 			}
 		}()
+	}
+}
+
+// Dropout2d without a recorded mask: gcdbg's own draw zeroes whole
+// channels (one draw per sample and channel), about p of them.
+func TestFeatureDropoutOwnDraws(t *testing.T) {
+	src := `{"format":"gcdbg.trace","version":1,"name":"t","graphs":[{"name":"g0","nodes":[
+{"name":"x","op":"placeholder","target":"x"},
+{"name":"d","op":"call_module","target":"d","args":[{"node":"x"}],
+ "module":{"type":"torch.nn.Dropout2d","attrs":{"p":0.25},"training":true,"params":{}}},
+{"name":"output","op":"output","target":"output","args":[{"node":"d"}]}]}],
+"tensors":{"x":{"dtype":"float32","shape":[20,10,3,3],"init":{"dist":"ones"}}}}`
+	tr, err := trace.Parse([]byte(src), t.TempDir(), "t.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	units, err := Run(tr, "backward")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := units[0]
+	if got := strings.Join(u.OwnRandom(), ","); got != "d" {
+		t.Errorf("own draws %q", got)
+	}
+	vals, err := u.RunEager()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := vals[0].(*tensor.Tensor)
+	dropped := 0
+	for ch := 0; ch < 200; ch++ {
+		first := out.Flat(ch * 9)
+		if first != 0 && math.Abs(first-1/0.75) > 1e-6 {
+			t.Fatalf("channel %d: %v is neither 0 nor 1/(1-p)", ch, first)
+		}
+		for k := 1; k < 9; k++ {
+			if out.Flat(ch*9+k) != first {
+				t.Fatalf("channel %d is not dropped as a whole", ch)
+			}
+		}
+		if first == 0 {
+			dropped++
+		}
+	}
+	if dropped < 30 || dropped > 70 {
+		t.Errorf("%d of 200 channels dropped, want about 50", dropped)
+	}
+	outs, _, err := u.RunPipeline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := closeTo(outs[0], out); err != nil {
+		t.Errorf("pipeline vs eager: %v", err)
 	}
 }

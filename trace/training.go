@@ -110,7 +110,12 @@ func IsDropoutNode(n *ir.Node) bool {
 			return false
 		}
 		t := n.Module.Type
-		return t == "torch.nn.Dropout" || hasSuffix(t, ".Dropout")
+		for _, d := range []string{"Dropout", "Dropout1d", "Dropout2d", "Dropout3d"} {
+			if t == "torch.nn."+d || hasSuffix(t, "."+d) {
+				return true
+			}
+		}
+		return false
 	case ir.CallFunction:
 		switch n.Target {
 		case "torch.nn.functional.dropout", "torch.dropout", "torch._C._nn.dropout", "torch.ops.aten.dropout.default",
