@@ -21,10 +21,9 @@ import (
 // -ffast-math (the only reordering is the lanes', which OpenMP allows). A
 // float32 sum keeps its double accumulator, now one per lane (8 on
 // AVX-512): float lanes were tried (a cascade of float partials over
-// chunks of 1024, as PyTorch does) and measured no faster on memory-bound
-// rows, but they turned the cross-entropy backward's cancelling sums
-// (Σ of a row's gradients, mathematically 0) into residuals of 1e-9 that
-// fail the float64-referenced verdict. max/min compare in the lanes and a
+// chunks of 1024, as PyTorch does), but they turned the cross-entropy
+// backward's cancelling sums (Σ of a row's gradients, mathematically 0)
+// into residuals of 1e-9 that fail the float64-referenced verdict. max/min compare in the lanes and a
 // separate NaN flag makes any NaN the result, as PyTorch's max does (a
 // lane-wise "v > m ? v : m" alone would drop NaNs). Argmax/argmin and
 // products keep the scalar loop (first-index ties; products are rare).
