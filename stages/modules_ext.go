@@ -313,7 +313,11 @@ func init() {
 			return "", nil, fmt.Errorf("module.params: MultiheadAttention without a packed in_proj_weight (kdim/vdim differ from embed_dim) or without out_proj.weight in the trace is not supported; re-export with exporter/gcdbg_export.py")
 		}
 		if d, _ := attr(m, "dropout", 0.0).(float64); d != 0 {
-			if tr, _ := m.Attrs["training"].(bool); tr {
+			tr, err := trainingFlag(m, fmt.Sprintf("MultiheadAttention(dropout=%g)", d)) // modules_train.go: never guessed
+			if err != nil {
+				return "", nil, err
+			}
+			if tr {
 				return "", nil, fmt.Errorf("module.attrs.dropout: MultiheadAttention with dropout=%g in training draws random numbers gcdbg does not replay; use dropout=0 or eval()", d)
 			}
 		}
