@@ -190,3 +190,43 @@ func RepeatInterleave(x *tensor.Tensor, n int, dim Value) (*tensor.Tensor, error
 	out[dd] *= n
 	return tensor.Reshape(e.Contiguous(), out)
 }
+
+// pymath is a call of Python's math module on Python numbers (math.sqrt(
+// k.size(-1)) in an attention block): a Python value, folded at compile time.
+func init() {
+	Register("pymath(x, y=None, fn='sqrt')", KindMeta, func(a Args) (Value, error) {
+		fn, err := a.Str(2)
+		if err != nil {
+			return nil, err
+		}
+		x, err := a.Float(0)
+		if err != nil {
+			return nil, a.errf(0, "math.%s needs a Python number here, got %s", fn, typeName(a.V[0]))
+		}
+		if _, isT := a.V[0].(*tensor.Tensor); isT {
+			return nil, a.errf(0, "math.%s of a tensor: use torch.%s", fn, fn)
+		}
+		f1 := map[string]func(float64) float64{"sqrt": math.Sqrt, "exp": math.Exp, "log": math.Log, "log2": math.Log2,
+			"log10": math.Log10, "sin": math.Sin, "cos": math.Cos, "tan": math.Tan, "tanh": math.Tanh, "fabs": math.Abs,
+			"erf": math.Erf, "atan": math.Atan}
+		if f, ok := f1[fn]; ok {
+			if (fn == "sqrt" && x < 0) || ((fn == "log" || fn == "log2" || fn == "log10") && x <= 0) {
+				return nil, fmt.Errorf("math domain error: math.%s(%v)", fn, x)
+			}
+			return f(x), nil
+		}
+		switch fn {
+		case "floor":
+			return int64(math.Floor(x)), nil
+		case "ceil":
+			return int64(math.Ceil(x)), nil
+		case "pow":
+			y, err := a.Float(1)
+			if err != nil {
+				return nil, err
+			}
+			return math.Pow(x, y), nil
+		}
+		return nil, a.errf(2, "math.%s is not supported by gcdbg", fn)
+	})
+}

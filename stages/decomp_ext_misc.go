@@ -13,6 +13,7 @@ func init() {
 }
 
 var extMiscDecompositions = []decomposition{
+	{"aten.pymath", "folded: math.sqrt / exp / log / floor / ... of Python numbers, a Python value", foldPython},
 	{"aten.one_hot", "one_hot(x, C) = to_dtype(eq(unsqueeze(x, -1), arange(C)), int64)",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			c := b.int(a[1])

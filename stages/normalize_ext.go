@@ -9,6 +9,10 @@ func init() {
 	inplace := func(op, params string) alias {
 		return alias{Op: op, Schema: op + "(input" + params + ", inplace=False)"}
 	}
+	for _, fn := range []string{"sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "tanh", "fabs", "erf", "atan", "floor", "ceil"} {
+		aliases["math."+fn] = alias{Op: "pymath", Schema: "math_" + fn + "(x, fn='" + fn + "')"}
+	}
+	aliases["math.pow"] = alias{Op: "pymath", Schema: "math_pow(x, y, fn='pow')"}
 	for k, v := range map[string]alias{
 		"torch.nn.functional.hardswish":   inplace("hardswish", ""),
 		"torch.nn.functional.hardsigmoid": inplace("hardsigmoid", ""),

@@ -47,3 +47,40 @@ func TestNamedTupleFieldsAndRoundDecimals(t *testing.T) {
 		}
 	}
 }
+
+// math.sqrt(x.size(-1)) folds to a Python float (an attention block's scale).
+func TestPythonMathFolds(t *testing.T) {
+	x := tensor.FromFloats(tensor.Float32, []int{2, 4}, []float64{1, 2, 3, 4, 5, 6, 7, 8})
+	js := fmt.Sprintf(`{"format":"gcdbg.trace","version":1,"name":"t","graphs":[{"name":"g0","nodes":[
+	 {"name":"x","op":"placeholder","target":"x"},
+	 {"name":"s","op":"call_method","target":"size","args":[{"node":"x"},-1]},
+	 {"name":"m","op":"call_function","target":"math.sqrt","args":[{"node":"s"}]},
+	 {"name":"f","op":"call_function","target":"math.floor","args":[{"node":"m"}]},
+	 {"name":"r","op":"call_function","target":"operator.mul","args":[{"node":"x"},{"node":"m"}]},
+	 {"name":"r2","op":"call_function","target":"operator.add","args":[{"node":"r"},{"node":"f"}]},
+	 {"name":"output","op":"output","target":"output","args":[{"node":"r2"}]}]}],
+	 "tensors":{"x":%s}}`, tensorJSON(x))
+	tr, err := trace.Parse([]byte(js), t.TempDir(), "t.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	units, err := Run(tr, "decomposed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range units[0].Decomposed.Nodes {
+		if n.Target == "aten.pymath" {
+			t.Errorf("math.* call not folded: %s", n.Name)
+		}
+	}
+	got, err := interp.Run(units[0].Decomposed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := interp.AsTensor(got[0])
+	for i := 0; i < 8; i++ { // x * math.sqrt(4) + math.floor(2.0)
+		if w := float64(i+1)*2 + 2; g.Flat(i) != w {
+			t.Errorf("element %d: %v, want %v", i, g.Flat(i), w)
+		}
+	}
+}
