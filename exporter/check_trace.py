@@ -192,6 +192,13 @@ class Checker:
             elif op == "output":
                 if len(n.get("args", [])) != 1:
                     self.err(w, "output takes exactly one arg")
+                elif "output_keys" in g:
+                    # the exporter's flattened dict outputs: one key string per output
+                    ks, a = g["output_keys"], n["args"][0]
+                    count = len(a) if isinstance(a, list) else 1
+                    if not isinstance(ks, list) or not all(isinstance(k, str) for k in ks) or \
+                            len(ks) != count:
+                        self.err(gw, "output_keys must be one string per output (%d)" % count)
             for fr in meta.get("stack", []):
                 if not all(k in fr for k in ("file", "line", "func", "code")):
                     self.err(w, "stack frame %r incomplete" % (fr,))

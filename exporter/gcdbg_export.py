@@ -722,6 +722,7 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
             grad_params[qual] = t
 
     ph_index = 0
+    output_keys = None
     for n in gm.graph.nodes:
         e = {"name": n.name, "op": n.op, "target": target_name(n)}
         if n.op == "output":
@@ -729,6 +730,8 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
         list_matters = n.op == "call_function" and n.target in (operator.getitem, operator.setitem)
         args = []
         for i, a in enumerate(n.args):
+            if n.op == "output" and i == 0:
+                a, output_keys = _flatten_output_arg(a)
             args.append(encode_arg(a, list_matters=(list_matters and i == 1)))
         e["args"] = args
         e["kwargs"] = {k: encode_arg(v) for k, v in n.kwargs.items()}
@@ -770,6 +773,8 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
         nodes.append(e)
 
     graph = {"name": gname, "nodes": nodes}
+    if output_keys is not None:
+        graph["output_keys"] = output_keys
 
     # The reference run and the run that records random draws start from the same RNG state,
     # so the recorded draws are exactly the ones behind `expected`.
@@ -805,6 +810,55 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
         graph["timing"] = measure(fn, example_inputs, runs, any_grad)
         restore_buffers()
     return graph
+
+
+def _is_namedtuple(v):
+    return isinstance(v, tuple) and hasattr(type(v), "_fields")
+
+
+def _flatten_output_arg(a):
+    """The output node's value as the trace contract wants it (a node, or a list of nodes).
+
+    A forward returning a dict (Hugging Face style {"logits": ..., "loss": ...}) or a
+    namedtuple is flattened into a plain list of its leaves in the order _flatten (and so
+    expected.outputs) walks them: dict values in insertion order, namedtuple fields in
+    declaration order, nested tuples/lists depth first. Returns (value, keys): keys names each
+    leaf by its path ("logits", "hidden.0") and is None when the output needed no flattening.
+    A leaf that is neither a node nor a Python number (None, a string, an object) is refused
+    with a CaptureError: return a tuple of tensors instead."""
+    def structured(v):
+        if isinstance(v, dict) or _is_namedtuple(v):
+            return True
+        if isinstance(v, (tuple, list)):
+            return any(structured(x) for x in v)
+        return False
+
+    if not structured(a):
+        return a, None
+    leaves, keys = [], []
+
+    def walk(v, path):
+        if isinstance(v, dict):
+            items = [(str(k), x) for k, x in v.items()]
+        elif _is_namedtuple(v):
+            items = list(zip(type(v)._fields, v))
+        elif isinstance(v, (tuple, list)):
+            items = [(str(i), x) for i, x in enumerate(v)]
+        else:
+            if not isinstance(v, Node) and (v is None or isinstance(v, bool) or
+                                            not isinstance(v, (int, float))):
+                raise CaptureError(
+                    "gcdbg exporter: the model's output %r is %s, which a trace cannot hold as an "
+                    "output\n  what to change: return a tuple of tensors from forward (gcdbg "
+                    "flattens dict and namedtuple outputs whose leaves are all tensors)"
+                    % (path or "output", "None" if v is None else type(v).__name__))
+            leaves.append(v)
+            keys.append(path)
+            return
+        for k, x in items:
+            walk(x, k if not path else path + "." + k)
+    walk(a, "")
+    return tuple(leaves), keys
 
 
 def _as_tensor(v):
