@@ -75,7 +75,10 @@ func buildBinary(t *testing.T) string {
 // The real program in tmux, on a transformer block and a conv net: select
 // a node with g, follow it with ] to its kernel lines (◆ on screen) and
 // back with [; D marks the changes and shows unchanged stages as =; the
-// tour names this trace's own nodes; at 80×24 one pane takes the width.
+// tour names this trace's own nodes; search counts matches by stage; a
+// mouse click on the stage list shows that stage; the graph view's
+// overview; the run panel keeps its verdict while it scrolls; at 80×24
+// one pane takes the width.
 func TestExploreFollowDiffTourInTmux(t *testing.T) {
 	bin := buildBinary(t)
 	for _, c := range []struct{ fixture, node string }{
@@ -108,6 +111,37 @@ func TestExploreFollowDiffTourInTmux(t *testing.T) {
 			t.Errorf("%s: the tour talks about the MLP:\n%s", c.fixture, sc)
 		}
 		s.keys("Escape")
+		// (wait: ESC followed at once by a key reads as alt+key)
+		s.waitFor("the tour to close", func(sc string) bool { return !strings.Contains(sc, "tour 1/") })
+		// Search across stages: the status line counts the matches by stage.
+		s.keys("/")
+		s.keys("-l", c.node)
+		s.keys("Enter")
+		s.waitFor("search counts by stage", func(sc string) bool {
+			return strings.Contains(sc, " stages: captured ") && strings.Contains(sc, "here")
+		})
+		// A mouse click (SGR, 1-based) on the fusion row of the stage list
+		// shows fusion in the focused pane.
+		row := 1 + 1 + 2*stageIndex("fusion") + 1
+		s.keys("-l", "\x1b[<0;5;"+itoa(row)+"M")
+		s.keys("-l", "\x1b[<0;5;"+itoa(row)+"m")
+		s.waitFor("fusion shown after a click", func(sc string) bool { return strings.Contains(sc, " fusion · line") })
+		// The graph view's overview of the captured graph.
+		s.keys("[", "[", "[", "[", "[", "[", "[", "[", "[", "[", "[")
+		s.keys("v", "f")
+		s.waitFor("the overview", func(sc string) bool { return strings.Contains(sc, "overview of") && strings.Contains(sc, "▒") })
+		s.keys("f", "v")
+		// The run panel: its verdict stays while it scrolls.
+		s.keys("r")
+		s.waitFor("the run's verdict", func(sc string) bool { return strings.Contains(sc, "PASS on cpu") })
+		for i := 0; i < 5; i++ {
+			s.keys("}")
+		}
+		s.waitFor("the scrolled run panel with its verdict", func(sc string) bool {
+			return strings.Contains(sc, "PASS on cpu") && (strings.Contains(sc, "{ } scroll") || strings.Contains(sc, "kernels timed"))
+		})
+		s.keys("Escape")
+		s.waitFor("the run panel to close", func(sc string) bool { return !strings.Contains(sc, "run vs PyTorch") })
 		s.run("resize-window", "-t", "gcdbg", "-x", "80", "-y", "24")
 		s.waitFor("one pane at 80x24", func(sc string) bool {
 			rows := strings.Split(strings.TrimRight(sc, "\n"), "\n")
