@@ -22,3 +22,17 @@ func TestZooExtRunsCompiled(t *testing.T) {
 		}
 	}
 }
+
+// Models of the kinds issue 15's users brought (text classifier with
+// Conv1d and label smoothing, VAE with BCE, GPT-2 block with
+// `B, T, C = x.size()` and math.sqrt, T5 feed-forward, MobileNet block with
+// ReLU6/Hardswish/Hardsigmoid, cumsum/topk/gather), all in training: the
+// pipeline's eager run matches PyTorch's outputs and gradients.
+func TestRealModelsMatchPyTorch(t *testing.T) {
+	for _, m := range []string{"textcls", "vae", "gpt2block", "t5ff", "mobilenet", "ctg"} {
+		code, out, errs := run("run", "--json", "--device", "eager", "--runs", "1", "../../stages/testdata/real_"+m+".json")
+		if code != 0 || !strings.Contains(out, `"ok": true`) && !strings.Contains(out, `"ok":true`) {
+			t.Errorf("%s: exit %d, not ok: %s\n%.2000s", m, code, errs, out)
+		}
+	}
+}
