@@ -143,3 +143,25 @@ for dt in (f32, f64):
     case("new_ones", lambda a, *s: a.new_ones(s), torch.tensor([1, 2]), 2, grad=False)
     case("new_full", lambda a, s, v: a.new_full(s, v), r(2, dtype=dt), [2, 2], 1.5, grad=False)
 case("one_hot", F.one_hot, torch.tensor([0, 7]), 5, grad=False)
+
+# logaddexp, xlogy, frac, diff, distances and more losses.
+for dt in (f32, f64):
+    x, y = r(3, 4, dtype=dt), r(4, dtype=dt)
+    case("logaddexp", torch.logaddexp, x, y)
+    case("logaddexp", torch.logaddexp, special(dt), special(dt).flip(0), grad=False)
+    case("xlogy", torch.xlogy, x, r(3, 4, dtype=dt, lo=0.1, hi=3))
+    case("xlogy", torch.xlogy, torch.tensor([0.0, 0.0, 1.0, 2.0, 0.0], dtype=dt), torch.tensor([0.0, float("nan"), 0.0, 3.0, -1.0], dtype=dt), grad=False)
+    case("frac", torch.frac, r(3, 4, dtype=dt, lo=-5, hi=5))
+    case("diff", lambda a, n, d, p, ap: torch.diff(a, n, d), r(3, 5, dtype=dt), 1, -1, None, None)
+    case("diff", lambda a, n, d, p, ap: torch.diff(a, n, d), r(4, 3, dtype=dt), 2, 0, None, None)
+    case("pairwise_distance", F.pairwise_distance, r(4, 5, dtype=dt), r(4, 5, dtype=dt), 2.0, 1e-6, False)
+    case("pairwise_distance", F.pairwise_distance, r(4, 5, dtype=dt), r(5, dtype=dt), 1.0, 1e-6, True)
+    t = torch.tensor([1.0, -1.0, 1.0, -1.0], dtype=dt)
+    for red in ("mean", "sum", "none"):
+        case("margin_ranking_loss", lambda a, b, c, m, rd: F.margin_ranking_loss(a, b, c, m, reduction=rd), r(4, dtype=dt), r(4, dtype=dt), t, 0.3, red)
+        case("hinge_embedding_loss", lambda a, b, m, rd: F.hinge_embedding_loss(a, b, m, reduction=rd), r(4, dtype=dt), t, 0.8, red)
+        case("poisson_nll_loss", lambda a, b, li, fu, e, rd: F.poisson_nll_loss(a, b, li, fu, eps=e, reduction=rd), r(4, 3, dtype=dt), r(4, 3, dtype=dt, lo=0, hi=4), True, True, 1e-8, red)
+        case("poisson_nll_loss", lambda a, b, li, fu, e, rd: F.poisson_nll_loss(a, b, li, fu, eps=e, reduction=rd), r(4, 3, dtype=dt, lo=0.1, hi=2), r(4, 3, dtype=dt, lo=0, hi=4), False, False, 1e-8, red)
+        case("triplet_margin_loss", lambda a, p, n, m, pp, e, sw, rd: F.triplet_margin_loss(a, p, n, m, pp, e, sw, reduction=rd),
+             r(4, 5, dtype=dt), r(4, 5, dtype=dt), r(4, 5, dtype=dt), 1.0, 2, 1e-6, red == "sum", red)
+case("diff", lambda a, n, d, p, ap: torch.diff(a, n, d), torch.tensor([True, False, False, True]), 1, 0, None, None, grad=False)
