@@ -73,7 +73,9 @@ var extMoreDecompositions = []decomposition{
 			return x
 		}},
 	{"aten.pairwise_distance", "pairwise_distance(x1, x2, p, eps) = vector_norm(x1 - x2 + eps, p, -1)",
-		func(b *builder, a []ir.Arg) ir.Arg { return b.pairwise(a[0], a[1], b.float(a[2]), b.float(a[3]), b.bool(a[4])) }},
+		func(b *builder, a []ir.Arg) ir.Arg {
+			return b.pairwise(a[0], a[1], b.float(a[2]), b.float(a[3]), b.bool(a[4]))
+		}},
 	{"aten.margin_ranking_loss", "margin_ranking_loss(x1, x2, t, m) = reduce(max(-t * (x1 - x2) + m, 0))",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			v := b.o("add", b.o("mul", b.o("neg", a[2]), b.o("sub", a[0], a[1])), a[3])
