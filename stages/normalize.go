@@ -337,6 +337,9 @@ func (nz *normalizer) call(n *ir.Node) error {
 	if n.Op == ir.CallFunction && n.Target == "builtins.getattr" {
 		return nz.getattr(n)
 	}
+	if n.Op == ir.CallFunction && strings.HasPrefix(n.Target, "math.") {
+		return nz.pyMath(n) // normalize_pymath.go: folded to its Python value
+	}
 	if n.Op == ir.CallMethod && n.Target == "to" {
 		return nz.to(n)
 	}
@@ -375,7 +378,7 @@ func unsupported(n *ir.Node) error {
 	if n.Op == ir.CallMethod {
 		kind = "Tensor method"
 	}
-	return fmt.Errorf("target: unsupported %s %q: it is not in gcdbg's canonical op set, so gcdbg cannot run it, not even through its eager fallback (see `gcdbg ops`)", kind, n.Target)
+	return fmt.Errorf("target: unsupported %s %q%s: it is not in gcdbg's canonical op set, so gcdbg cannot run it, not even through its eager fallback (see `gcdbg ops`)", kind, n.Target, sourceLine(n))
 }
 
 // bindAlias binds n's args against the source schema and maps them onto the
