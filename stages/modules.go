@@ -145,7 +145,7 @@ func (nz *normalizer) module(n *ir.Node) error {
 	}
 	rule, ok := moduleRules[typ]
 	if !ok {
-		return fmt.Errorf("module.type: unsupported module %q: gcdbg cannot run it, not even through its eager fallback (supported: Linear, Conv2d, BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LayerNorm, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax, Dropout, Dropout1d, Dropout2d, Dropout3d, Flatten, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Identity)", n.Module.Type)
+		return fmt.Errorf("module.type: unsupported module %q: gcdbg cannot run it, not even through its eager fallback (supported: %s)", n.Module.Type, supportedModules())
 	}
 	if len(n.Args) != 1 || len(n.Kwargs) != 0 {
 		return fmt.Errorf("args: %s takes one input, got %d args and %d kwargs", typ, len(n.Args), len(n.Kwargs))
