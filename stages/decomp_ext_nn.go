@@ -485,18 +485,25 @@ func decompInterpolate(b *builder, a []ir.Arg) ir.Arg {
 			x = b.o("index_select", x, int64(d), src)
 			continue
 		}
+		// The op math type: float for float32 (and half types), double for float64.
+		om := tensor.Float32
+		rd := func(v float64) float64 { return float64(float32(v)) }
+		if b.dtype(x) == tensor.Float64 {
+			om = tensor.Float64
+			rd = func(v float64) float64 { return v }
+		}
 		var f float64
 		switch {
 		case align && o > 1:
-			f = float64(float32(in-1) / float32(o-1))
+			f = rd(rd(float64(in-1)) / rd(float64(o-1)))
 		case align:
 			f = 0
 		case s > 0:
-			f = float64(float32(1 / s))
+			f = rd(1 / s)
 		default:
-			f = float64(float32(in) / float32(o))
+			f = rd(float64(in) / float64(o))
 		}
-		jf := b.o("to_dtype", j, tensor.Float32)
+		jf := b.o("to_dtype", j, om)
 		var real ir.Arg
 		if align {
 			real = b.o("mul", jf, f)
@@ -504,7 +511,7 @@ func decompInterpolate(b *builder, a []ir.Arg) ir.Arg {
 			real = b.clampC(b.o("sub", b.o("mul", b.o("add", jf, 0.5), f), 0.5), 0.0, nil)
 		}
 		i0 := b.o("to_dtype", real, tensor.Int64)
-		l1 := b.clampC(b.o("sub", real, b.o("to_dtype", i0, tensor.Float32)), 0.0, 1.0)
+		l1 := b.clampC(b.o("sub", real, b.o("to_dtype", i0, om)), 0.0, 1.0)
 		i1 := b.o("where", b.o("lt", i0, int64(in-1)), b.o("add", i0, int64(1)), i0)
 		l1 = b.o("to_dtype", l1, b.dtype(x))
 		lb := b.bcast(l1, d, r)

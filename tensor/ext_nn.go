@@ -144,7 +144,7 @@ func Interpolate(x *Tensor, out []int, scales []float64, mode string, alignCorne
 				i0 = NearestIndex(j, in, o, sc)
 				i1 = i0
 			} else {
-				i0, i1, l1 = LinearIndex(j, in, o, sc, alignCorners)
+				i0, i1, l1 = LinearIndex(j, in, o, sc, alignCorners, x.DType == Float64)
 			}
 			for a := 0; a < outer; a++ {
 				for b := 0; b < inner; b++ {
@@ -178,41 +178,43 @@ func NearestIndex(j, in, out int, scale float64) int {
 }
 
 // LinearIndex is ATen's linear interpolation source: the two input indices
-// and the weight of the second.
-func LinearIndex(j, in, out int, scale float64, alignCorners bool) (int, int, float64) {
-	var s float32
+// and the weight of the second, computed in the op math type (float for
+// float32 and the half types, double for float64).
+func LinearIndex(j, in, out int, scale float64, alignCorners, double bool) (int, int, float64) {
+	rd := func(v float64) float64 {
+		if double {
+			return v
+		}
+		return float64(float32(v))
+	}
+	var s float64
 	switch {
 	case alignCorners && out > 1:
-		s = float32(in-1) / float32(out-1)
+		s = rd(rd(float64(in-1)) / rd(float64(out-1)))
 	case alignCorners:
 		s = 0
 	case scale > 0:
-		s = float32(1 / scale)
+		s = rd(1 / scale)
 	default:
-		s = float32(in) / float32(out)
+		s = rd(float64(in) / float64(out))
 	}
-	var real float32
+	var real float64
 	if alignCorners {
-		real = s * float32(j)
+		real = rd(s * float64(j))
 	} else {
-		real = s*(float32(j)+0.5) - 0.5
+		real = rd(rd(s*rd(float64(j)+0.5)) - 0.5)
 		if real < 0 {
 			real = 0
 		}
 	}
 	i0 := int(real)
-	l := real - float32(i0)
-	if l < 0 {
-		l = 0
-	}
-	if l > 1 {
-		l = 1
-	}
+	l := rd(real - float64(i0))
+	l = math.Min(math.Max(l, 0), 1)
 	i1 := i0
 	if i0 < in-1 {
 		i1 = i0 + 1
 	}
-	return i0, i1, float64(l)
+	return i0, i1, l
 }
 
 // Conv3d is F.conv3d with zero padding.

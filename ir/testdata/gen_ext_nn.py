@@ -165,3 +165,5 @@ for dt in (f32, f64):
         case("triplet_margin_loss", lambda a, p, n, m, pp, e, sw, rd: F.triplet_margin_loss(a, p, n, m, pp, e, sw, reduction=rd),
              r(4, 5, dtype=dt), r(4, 5, dtype=dt), r(4, 5, dtype=dt), 1.0, 2, 1e-6, red == "sum", red)
 case("diff", lambda a, n, d, p, ap: torch.diff(a, n, d), torch.tensor([True, False, False, True]), 1, 0, None, None, grad=False)
+for size, sf, ac in [((10, 8), None, False), ((7, 3), None, True), (None, 1.3, False)]:
+    case("interpolate", lambda a, s, f, m, c, rcf, aa: F.interpolate(a, s, f, m, c, rcf, aa), r(2, 3, 5, 4, dtype=f64), list(size) if size else None, sf, "bilinear", ac, None, False)
