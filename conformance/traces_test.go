@@ -1,0 +1,58 @@
+package conformance
+
+import (
+	"path/filepath"
+	"testing"
+
+	"gcdbg/runner"
+	"gcdbg/trace"
+)
+
+// Edge-shape samples PyTorch exported once (conformance/export_opinfo.py
+// --ids, PyTorch 1.13), committed so they run without torch: each through
+// the pipeline's graphs under the eager interpreter and through the compiled
+// kernels, outputs and gradients against PyTorch's.
+//   - cos/float32/1, nn.functional.linear/float32/1: [1, 0, 3] inputs with grad
+//     (failed in the min-cut partition: a zero-byte primal could not be saved)
+//   - amax/float32/1: a 0-d input, dim=0, keepdim=True (panicked in stages.amaxGrad)
+//   - max.reduction_with_dim/float32/1 and /2: values and indices (2 outputs; 0-d)
+//   - prod/float32/12: zeros in the input (the grad was NaN)
+//   - sum/int32/1: a 0-d int32 sum to int64 with dim=0, keepdim=True
+func TestCommittedEdgeTraces(t *testing.T) {
+	samples, err := ReadManifest("testdata/traces")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(samples) < 7 {
+		t.Fatalf("%d samples in testdata/traces, want 7", len(samples))
+	}
+	t.Setenv("GCDBG_CACHE_DIR", t.TempDir())
+	for _, s := range samples {
+		t.Run(s.ID, func(t *testing.T) {
+			tr, err := trace.Load(filepath.Join("testdata/traces", s.Trace))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, dev := range []string{"eager", "cpu"} {
+				res, err := runner.Run(tr, runner.Options{Runs: 1, Device: dev})
+				if err != nil {
+					t.Fatalf("%s (%s) on %s: %v", s.ID, s.Desc, dev, err)
+				}
+				if !res.OK || len(res.Graphs) != 1 || len(res.Graphs[0].Outputs) == 0 {
+					t.Errorf("%s (%s) on %s: ok %v, %d graphs", s.ID, s.Desc, dev, res.OK, len(res.Graphs))
+					continue
+				}
+				for _, o := range res.Graphs[0].Outputs {
+					if o.VsExpected == nil || !o.VsExpected.Match {
+						t.Errorf("%s on %s: output %d vs PyTorch: %+v", s.ID, dev, o.Index, o.VsExpected)
+					}
+				}
+				for _, g := range res.Graphs[0].Grads {
+					if g.VsExpected == nil || !g.VsExpected.Match {
+						t.Errorf("%s on %s: grad of %s vs PyTorch: %+v", s.ID, dev, g.Name, g.VsExpected)
+					}
+				}
+			}
+		})
+	}
+}
