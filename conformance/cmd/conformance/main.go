@@ -94,6 +94,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "conformance: -also:", err)
 			return 2
 		}
+		for i, o := range more { // read again with this classifier
+			if o.Status == conformance.Error && conformance.IsRefusal(o.Reason) {
+				more[i].Status = conformance.Refused
+			}
+		}
 		outs = append(outs, more...)
 	}
 	if len(also) > 0 { // an id judged in this run wins over an earlier run's
