@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -176,31 +177,25 @@ func pct(a, n int) string {
 // genericReason strips the sample-specific parts of a reason (the trace's
 // path, graph and node names, numbers) so equal causes group together.
 func genericReason(s string) string {
-	// gcdbg errors start with "FILE: graph "g0": node "x": ..."; keep what follows the last location part.
-	for _, sep := range []string{".json: "} {
-		if i := strings.Index(s, sep); i >= 0 {
-			s = s[i+len(sep):]
-		}
+	if i := strings.Index(s, ".json: "); i >= 0 {
+		s = s[i+len(".json: "):]
 	}
-	var b strings.Builder
-	digits := false
-	for _, c := range s {
-		if c >= '0' && c <= '9' || (digits && (c == '.' || c == 'e' || c == '-')) {
-			if !digits {
-				b.WriteByte('N')
-			}
-			digits = true
-			continue
-		}
-		digits = false
-		b.WriteRune(c)
+	s = locRE.ReplaceAllString(s, "")
+	if m := unsupportedRE.FindStringSubmatch(s); m != nil {
+		s = "unsupported " + m[1] + " " + m[2]
 	}
-	s = b.String()
+	s = numRE.ReplaceAllString(s, "${1}N")
 	if len(s) > 180 {
 		s = s[:177] + "..."
 	}
 	return s
 }
+
+var (
+	locRE         = regexp.MustCompile(`(graph|node) "(?:[^"\\]|\\.)*"(?: \([a-z]+\))?: `)
+	unsupportedRE = regexp.MustCompile(`unsupported (function|method|module|Tensor method) "([^"]+)"`)
+	numRE         = regexp.MustCompile(`(^|[^A-Za-z0-9_.])-?[0-9][0-9.e+-]*`)
+)
 
 // mdEscape makes text safe inside a markdown table cell: no pipes, no line
 // breaks, no HTML, no control characters.
