@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"gcdbg/compiler"
+	"gcdbg/interp"
 	"gcdbg/loopir"
 )
 
@@ -136,5 +137,54 @@ func TestVectorReductionsMatchPyTorch(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The MLP's bias gradients (sums over the batch rows of [8, 512]) are
+// column reductions: blocks of columns, a vector loop over a block's
+// columns per row (render/colreduce.go). gcc reports those loops
+// vectorized and the backward computes what the eager interpreter does
+// (the runner's fixture test compares it with PyTorch's grads).
+func TestColumnReductionVectorized(t *testing.T) {
+	u := loadUnits(t, "../fixtures/mlp.json")[0]
+	saved := interp.Inputs{}
+	found := false
+	for _, lp := range u.Programs {
+		src := renderLP(t, u, lp)
+		art, err := compiler.Build(src.Program(), compiler.Options{CacheDir: t.TempDir(), VecReport: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := checkNumbers(t, art, u, lp, saved); err != nil || !ok {
+			t.Fatalf("%s: compiled values differ from the eager interpreter: %v", lp.Role, err)
+		}
+		lines := strings.Split(src.Code, "\n")
+		for i, l := range lines {
+			if !strings.Contains(l, "column reduction: blocks of") {
+				continue
+			}
+			found = true
+			simd := 0
+			for j := i; j < len(lines) && !strings.HasPrefix(lines[j], "}"); j++ {
+				if strings.TrimSpace(lines[j]) == "#pragma omp simd" {
+					simd = j + 2
+					break
+				}
+			}
+			ok := false
+			for _, r := range strings.Split(art.VecReport, "\n") {
+				for ln := simd; ln <= simd+3; ln++ {
+					if strings.HasPrefix(r, fmt.Sprintf("kernel.c:%d:", ln)) && strings.Contains(r, "loop vectorized") {
+						ok = true
+					}
+				}
+			}
+			if simd == 0 || !ok {
+				t.Errorf("%s: the column loop at line %d is not reported vectorized", lp.Role, simd)
+			}
+		}
+	}
+	if !found {
+		t.Error("no column reduction in the MLP's programs")
 	}
 }

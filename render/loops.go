@@ -462,6 +462,10 @@ func (g *kernelGen) reductionNest() {
 	for _, p := range pass {
 		npass = max(npass, p+1)
 	}
+	if npass == 1 && g.columnReduction(pass, slot) {
+		g.columnNest(slot) // colreduce.go
+		return
+	}
 	xs := loopNames("x", len(g.sp.outer))
 	all := append(append([]loopir.Expr{}, g.sp.outer...), g.sp.reduce...)
 	clause, _ := g.parallelIf(all)
