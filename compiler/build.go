@@ -281,7 +281,7 @@ func progress(opts Options, label string, start time.Time, limit time.Duration) 
 			case <-done:
 				return
 			case <-tick.C:
-				opts.notify(fmt.Sprintf("gcdbg: still compiling %s: %.0f s so far (stopped after %v)", label, time.Since(start).Seconds(), limit))
+				opts.notify(fmt.Sprintf("gcdbg: still compiling %s: %.0f s so far (gives up after %v, GCDBG_CC_TIMEOUT)", label, time.Since(start).Seconds(), limit))
 			}
 		}
 	}()

@@ -170,6 +170,10 @@ func TestCompilerTimeout(t *testing.T) {
 	if n < 2 || !strings.Contains(first, "still compiling") {
 		t.Fatalf("progress notices %d (%q), want at least 2 saying it is still compiling", n, first)
 	}
+	// the limit reads as a limit, naming the variable that sets it
+	if !strings.Contains(first, "(gives up after 1.5s, GCDBG_CC_TIMEOUT)") {
+		t.Errorf("progress notice %q does not say when it gives up and what sets the limit", first)
+	}
 	if l := leftovers(t, cache); len(l) != 0 {
 		t.Fatalf("left behind: %v", l)
 	}

@@ -30,6 +30,12 @@ func parseJSON(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	v, err := parseValue(dec, 0)
+	if errors.Is(err, errTruncated) {
+		if len(bytes.TrimSpace(data)) == 0 {
+			return nil, fmt.Errorf("invalid JSON: the file is empty")
+		}
+		return nil, fmt.Errorf("invalid JSON: the file ends early, at byte offset %d, inside an unfinished value (it looks truncated: was it written completely?)", len(data))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -39,13 +45,23 @@ func parseJSON(data []byte) (any, error) {
 	return v, nil
 }
 
+// errTruncated marks input that ends inside a value; parseJSON says where.
+var errTruncated = errors.New("truncated")
+
+// jsonErr is a decoder error as the loader reports it: the end of the data
+// inside a value (io.EOF or io.ErrUnexpectedEOF from the decoder) is
+// errTruncated, anything else a syntax error as the decoder words it.
+func jsonErr(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errTruncated
+	}
+	return fmt.Errorf("invalid JSON: %v", err)
+}
+
 func parseValue(dec *json.Decoder, depth int) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("invalid JSON: unexpected end of input")
-		}
-		return nil, fmt.Errorf("invalid JSON: %v", err)
+		return nil, jsonErr(err)
 	}
 	return parseFrom(dec, tok, depth)
 }
@@ -69,7 +85,7 @@ func parseFrom(dec *json.Decoder, tok json.Token, depth int) (any, error) {
 			arr = append(arr, v)
 		}
 		if _, err := dec.Token(); err != nil {
-			return nil, fmt.Errorf("invalid JSON: %v", err)
+			return nil, jsonErr(err)
 		}
 		return arr, nil
 	case '{':
@@ -77,7 +93,7 @@ func parseFrom(dec *json.Decoder, tok json.Token, depth int) (any, error) {
 		for dec.More() {
 			kt, err := dec.Token()
 			if err != nil {
-				return nil, fmt.Errorf("invalid JSON: %v", err)
+				return nil, jsonErr(err)
 			}
 			k, ok := kt.(string)
 			if !ok {
@@ -94,7 +110,7 @@ func parseFrom(dec *json.Decoder, tok json.Token, depth int) (any, error) {
 			o.vals[k] = v
 		}
 		if _, err := dec.Token(); err != nil {
-			return nil, fmt.Errorf("invalid JSON: %v", err)
+			return nil, jsonErr(err)
 		}
 		return o, nil
 	}
