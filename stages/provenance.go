@@ -15,8 +15,9 @@ import (
 // their Origins, nodes of the graph they were lowered from. No name is
 // ever matched as a word of text.
 type Provenance struct {
-	graphs   []*ir.Graph // per Table row: the stage's graph, nil for text stages
-	parent   []int       // per Table row: the stage From names refer to, -1 if none
+	graphs   []*ir.Graph           // per Table row: the stage's graph, nil for text stages
+	nodes    []map[string]*ir.Node // per Table row: the graph's nodes by name
+	parent   []int                 // per Table row: the stage From names refer to, -1 if none
 	up, down map[NodeRef][]NodeRef
 	progs    []*progIndex // per Unit.Programs
 }
@@ -44,8 +45,15 @@ func NewProvenance(u *Unit) *Provenance {
 		up:     map[NodeRef][]NodeRef{},
 		down:   map[NodeRef][]NodeRef{},
 	}
+	p.nodes = make([]map[string]*ir.Node, len(Table))
 	for i, st := range Table {
 		p.graphs[i] = StageGraph(st, u)
+		if g := p.graphs[i]; g != nil {
+			p.nodes[i] = make(map[string]*ir.Node, len(g.Nodes))
+			for _, n := range g.Nodes {
+				p.nodes[i][n.Name] = n
+			}
+		}
 	}
 	for i, st := range Table {
 		p.parent[i] = -1
@@ -71,15 +79,11 @@ func NewProvenance(u *Unit) *Provenance {
 		if par < 0 {
 			continue
 		}
-		pg := p.graphs[par]
-		inParent := make(map[string]bool, len(pg.Nodes)) // pg.Node(f) scans: quadratic on big graphs
-		for _, n := range pg.Nodes {
-			inParent[n.Name] = true
-		}
+		inParent := p.nodes[par] // not pg.Node(f): its scan is quadratic on big graphs
 		for _, n := range g.Nodes {
 			child := NodeRef{i, n.Name}
 			for _, f := range n.From {
-				if !inParent[f] {
+				if inParent[f] == nil {
 					continue
 				}
 				ref := NodeRef{par, f}
@@ -202,6 +206,14 @@ func (p *Provenance) Graph(i int) *ir.Graph {
 	return p.graphs[i]
 }
 
+// Node is the node called name in stage i's graph, nil if none.
+func (p *Provenance) Node(i int, name string) *ir.Node {
+	if i < 0 || i >= len(p.nodes) {
+		return nil
+	}
+	return p.nodes[i][name]
+}
+
 // Parent is the stage whose nodes stage i's From names, -1 if none.
 func (p *Provenance) Parent(i int) int {
 	if i < 0 || i >= len(p.parent) {
@@ -312,7 +324,7 @@ func (p *Provenance) Resolve(i int, name string) []NodeRef {
 	}
 	var names []string
 	switch o, ok := pi.origins[name]; {
-	case p.graphs[pi.stage].Node(name) != nil:
+	case p.nodes[pi.stage][name] != nil:
 		names = []string{name}
 	case ok:
 		names = o
@@ -406,7 +418,7 @@ func (p *Provenance) Diff(i int) *StageDiff {
 		switch {
 		case !same:
 			d.Added = append(d.Added, n.Name)
-		case NodeSig(n) != NodeSig(pg.Node(n.Name)):
+		case NodeSig(n) != NodeSig(p.nodes[par][n.Name]):
 			d.Changed = append(d.Changed, n.Name)
 		}
 	}
@@ -478,7 +490,7 @@ func (p *Provenance) DiffStages(a, b int) *StageDiff {
 		switch {
 		case !same:
 			d.Added = append(d.Added, n.Name)
-		case NodeSig(n) != NodeSig(ga.Node(n.Name)):
+		case NodeSig(n) != NodeSig(p.nodes[a][n.Name]):
 			d.Changed = append(d.Changed, n.Name)
 		}
 	}

@@ -153,6 +153,10 @@ func indexGraphLines(d *stageDoc) {
 	d.hl = make([][]nodeID, len(d.lines))
 	d.defLine = map[string]int{}
 	g := d.graph
+	byName := make(map[string]bool, len(g.Nodes)) // not g.Node: its scan is quadratic here
+	for _, n := range g.Nodes {
+		byName[n.Name] = true
+	}
 	first := map[string]int{}
 	for i, l := range d.lines {
 		trim := strings.TrimSpace(l)
@@ -164,7 +168,7 @@ func indexGraphLines(d *stageDoc) {
 		if m == nil {
 			m = commentDef.FindStringSubmatch(l)
 		}
-		if m != nil && g.Node(m[1]) != nil {
+		if m != nil && byName[m[1]] {
 			if _, seen := d.defLine[m[1]]; !seen || !comment {
 				d.defLine[m[1]] = i
 			}
@@ -178,7 +182,7 @@ func indexGraphLines(d *stageDoc) {
 			continue // the user's code is prose here, not node names
 		}
 		for _, tok := range identRE.FindAllString(l, -1) {
-			if g.Node(tok) == nil {
+			if !byName[tok] {
 				continue
 			}
 			if _, ok := first[tok]; !ok {

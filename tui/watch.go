@@ -101,7 +101,7 @@ func (m *Model) applyWatch(msg WatchMsg) {
 	m.graph = min(m.graph, len(m.units)-1)
 	var kept []nodeID
 	for _, id := range sel {
-		if g := m.doc().prov.Graph(id.Stage); g != nil && g.Node(id.Name) != nil {
+		if m.doc().prov.Node(id.Stage, id.Name) != nil {
 			kept = append(kept, id)
 		}
 	}
