@@ -1,10 +1,14 @@
 package tui
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	xansi "github.com/charmbracelet/x/ansi"
+
+	"gcdbg/trace"
 )
 
 // At 80×24 the stage list hides and one pane takes the width (the status
@@ -90,5 +94,23 @@ func TestLongErrorOpensInAPanel(t *testing.T) {
 	}
 	if m = press(m, "esc"); strings.Contains(screen(m), "error (esc closes") {
 		t.Error("esc does not close the error box")
+	}
+}
+
+// When the pipeline fails before any graph is shown, the whole error is
+// on screen, wrapped to the width.
+func TestLoadErrorWrapped(t *testing.T) {
+	m := New(&trace.Trace{Name: "broken"}, Options{})
+	m = send(m, tea.WindowSizeMsg{Width: 60, Height: 20})
+	long := "stage normalized: graph \"g0\": node \"x\": " + strings.Repeat("more words of the reason ", 10) + "THE END"
+	m = send(m, loadedMsg{err: errors.New(long)})
+	s := screen(m)
+	if !strings.Contains(s, "THE END") {
+		t.Errorf("the end of the error is cut:\n%s", s)
+	}
+	for _, row := range strings.Split(s, "\n") {
+		if xansi.StringWidth(row) > 60 {
+			t.Errorf("row wider than the terminal: %q", row)
+		}
 	}
 }

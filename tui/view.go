@@ -165,8 +165,12 @@ func (m *Model) render() string {
 		msg := "running the pipeline…"
 		if m.loadErr != "" {
 			msg = "error: " + m.loadErr
+		} else if e := m.errorText(); e != "" {
+			msg = e
 		}
-		return title + m.watchBanner() + "\n\n  " + msg
+		// The whole message, wrapped: nothing cut at the terminal's edge.
+		body := strings.ReplaceAll(wrap(msg, max(m.width-4, 10)), "\n", "\n  ")
+		return title + m.watchBanner() + "\n\n  " + body
 	}
 	u := m.doc().unit
 	title += styles.dim.Render(fmt.Sprintf(" · graph %s (%d/%d)", u.Captured.Name, m.graph+1, len(m.units)))
