@@ -137,7 +137,7 @@ func (g *kernelGen) remember(buf string, v value) { g.scopes[len(g.scopes)-1][bu
 func (g *kernelGen) ctype(dt tensor.DType) string {
 	t, ok := g.r.d.Types[dt]
 	if !ok {
-		g.fail("dtype %s has no %s type", dt, g.r.d.Name)
+		g.fail("dtype %s has no %s type%s", dt, g.r.d.Name, noTypeHint(dt))
 		return "void"
 	}
 	return t

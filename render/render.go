@@ -243,7 +243,7 @@ func (r *renderer) layout() error {
 			continue
 		}
 		if _, ok := r.d.Types[b.DType]; !ok {
-			return fmt.Errorf("buffer %q: dtype %s has no %s type", name, b.DType, r.d.Name)
+			return fmt.Errorf("buffer %q%s: dtype %s has no %s type%s", name, r.bufferOrigin(b), b.DType, r.d.Name, noTypeHint(b.DType))
 		}
 		spec := compiler.BufferSpec{Name: name, Kind: string(b.Kind), DType: b.DType.String(), Sizes: r.sizeStrings(b.Sizes), Arena: -1}
 		if outputs[name] {

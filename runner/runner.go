@@ -114,10 +114,29 @@ type Options struct {
 // normalized graph for outputs, the joint graph for grads).
 func Run(tr *trace.Trace, opt Options) (*Result, error) {
 	units, err := stages.Run(tr, "")
-	if err != nil {
+	if err != nil && !(opt.Device == "eager" && onlyCompiledStagesFailed(units)) {
 		return newResult(tr, opt), err
 	}
 	return RunUnits(tr, units, opt)
+}
+
+// onlyCompiledStagesFailed: every graph reached its min-cut partition (all
+// the eager interpreter runs) and what failed, if anything, is a stage of
+// the compiled back end (loop IR onwards: a dtype the C renderer has no
+// type for, bfloat16). --device eager never builds those, so it runs.
+func onlyCompiledStagesFailed(units []*stages.Unit) bool {
+	last := -1
+	for i, st := range stages.Table {
+		if st.Name == "backward" {
+			last = i
+		}
+	}
+	for _, u := range units {
+		if u == nil || last < 0 || !u.Reached(last) {
+			return false
+		}
+	}
+	return true
 }
 
 // RunUnits is Run on units the caller already took through every stage
