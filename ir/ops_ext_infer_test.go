@@ -10,7 +10,8 @@ func init() {
 		"normalize", "take_along_dim", "scaled_dot_product_attention",
 		"max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "local_response_norm", "gru_cell", "lstm_cell", "multi_head_attention",
 		"one_hot", "dot", "mv", "outer", "unbind", "repeat_interleave", "threshold", "softmin", "new_zeros", "new_ones", "new_empty", "new_full", "pymath",
-		"diff", "pairwise_distance", "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss", "triplet_margin_loss"} {
+		"diff", "pairwise_distance", "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss", "triplet_margin_loss",
+		"max_pool3d", "avg_pool3d", "adaptive_avg_pool3d"} {
 		fallbackOps["aten."+n] = true
 	}
 }

@@ -300,3 +300,205 @@ func init() {
 		return Tuple{hy, cy}, nil
 	})
 }
+
+// Pool3d is max_pool3d / avg_pool3d (ceil_mode false): windows over the
+// last three dims; avg divides by the window size with padding counted
+// (count_include_pad) or by the in-bounds count, or by divisor.
+func Pool3d(x *tensor.Tensor, op string, k, s, p, d [3]int, countPad bool, divisor int) (*tensor.Tensor, error) {
+	if x.Dim() != 4 && x.Dim() != 5 {
+		return nil, fmt.Errorf("%s_pool3d: expected 4-D or 5-D input, got %v", op, x.Shape)
+	}
+	if !x.DType.IsFloat() {
+		return nil, fmt.Errorf("%s_pool3d not implemented for %s", op, x.DType)
+	}
+	n := x.Dim()
+	in := x.Shape[n-3:]
+	var out [3]int
+	for i := 0; i < 3; i++ {
+		if k[i] <= 0 || s[i] <= 0 || d[i] <= 0 || p[i] < 0 || p[i] > k[i]/2 {
+			return nil, fmt.Errorf("%s_pool3d: bad kernel %v stride %v padding %v dilation %v", op, k, s, p, d)
+		}
+		out[i] = (in[i]+2*p[i]-d[i]*(k[i]-1)-1)/s[i] + 1
+		if out[i] <= 0 {
+			return nil, fmt.Errorf("%s_pool3d: output size is too small", op)
+		}
+	}
+	outer := x.Numel() / (in[0] * in[1] * in[2])
+	src := x.Contiguous().Floats()
+	shape := append(append([]int{}, x.Shape[:n-3]...), out[0], out[1], out[2])
+	res := tensor.New(x.DType, shape...)
+	idx := 0
+	for o := 0; o < outer; o++ {
+		base := o * in[0] * in[1] * in[2]
+		for a := 0; a < out[0]; a++ {
+			for bb := 0; bb < out[1]; bb++ {
+				for c := 0; c < out[2]; c++ {
+					acc, cnt := 0.0, 0
+					if op == "max" {
+						acc = math.Inf(-1)
+					}
+					for i := 0; i < k[0]; i++ {
+						z := a*s[0] - p[0] + i*d[0]
+						for j := 0; j < k[1]; j++ {
+							y := bb*s[1] - p[1] + j*d[1]
+							for l := 0; l < k[2]; l++ {
+								w := c*s[2] - p[2] + l*d[2]
+								if z < 0 || z >= in[0] || y < 0 || y >= in[1] || w < 0 || w >= in[2] {
+									continue
+								}
+								v := src[base+(z*in[1]+y)*in[2]+w]
+								cnt++
+								if op == "max" {
+									if v > acc || math.IsNaN(v) {
+										acc = v
+									}
+								} else {
+									acc += v
+								}
+							}
+						}
+					}
+					if op == "avg" {
+						div := float64(cnt)
+						switch {
+						case divisor != 0:
+							div = float64(divisor)
+						case countPad:
+							div = float64(k[0] * k[1] * k[2])
+						}
+						acc /= div
+					}
+					res.SetFlat(idx, acc)
+					idx++
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+func init() {
+	three := func(a Args, i int, def []int) ([3]int, error) {
+		if a.V[i] == nil || func() bool { t, ok := a.V[i].(Tuple); return ok && len(t) == 0 }() {
+			return [3]int{def[0], def[1], def[2]}, nil
+		}
+		v, err := a.IntsN(i, 3)
+		if err != nil {
+			return [3]int{}, err
+		}
+		if len(v) == 1 {
+			v = []int{v[0], v[0], v[0]}
+		}
+		if len(v) != 3 {
+			return [3]int{}, a.errf(i, "expected 3 values, got %v", v)
+		}
+		return [3]int{v[0], v[1], v[2]}, nil
+	}
+	Register("max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False)", KindPool, func(a Args) (Value, error) {
+		r := &ar{a: a}
+		x := r.t(0)
+		if r.err != nil {
+			return nil, r.err
+		}
+		k, err := three(a, 1, nil)
+		if err != nil {
+			return nil, err
+		}
+		s, err := three(a, 2, k[:])
+		if err != nil {
+			return nil, err
+		}
+		p, err := three(a, 3, []int{0, 0, 0})
+		if err != nil {
+			return nil, err
+		}
+		d, err := three(a, 4, []int{1, 1, 1})
+		if err != nil {
+			return nil, err
+		}
+		if a.V[5] == true || a.V[6] == true {
+			return nil, a.errf(5, "ceil_mode=True and return_indices=True are not supported by gcdbg for max_pool3d")
+		}
+		return r.done(Pool3d(x, "max", k, s, p, d, true, 0))
+	})
+	Register("avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None)", KindPool, func(a Args) (Value, error) {
+		r := &ar{a: a}
+		x := r.t(0)
+		if r.err != nil {
+			return nil, r.err
+		}
+		k, err := three(a, 1, nil)
+		if err != nil {
+			return nil, err
+		}
+		s, err := three(a, 2, k[:])
+		if err != nil {
+			return nil, err
+		}
+		p, err := three(a, 3, []int{0, 0, 0})
+		if err != nil {
+			return nil, err
+		}
+		if a.V[4] == true {
+			return nil, a.errf(4, "ceil_mode=True is not supported by gcdbg for avg_pool3d")
+		}
+		div := 0
+		if a.V[6] != nil {
+			div = r.i(6)
+		}
+		return r.done(Pool3d(x, "avg", k, s, p, [3]int{1, 1, 1}, r.b(5), div))
+	})
+	Register("adaptive_avg_pool3d(input, output_size)", KindPool, func(a Args) (Value, error) {
+		r := &ar{a: a}
+		x := r.t(0)
+		if r.err != nil {
+			return nil, r.err
+		}
+		out, err := a.IntsN(1, 3)
+		if err != nil {
+			return nil, err
+		}
+		if len(out) != 3 || x.Dim() < 4 || !x.DType.IsFloat() {
+			return nil, fmt.Errorf("adaptive_avg_pool3d: expected a 4-D or 5-D floating input and 3 output sizes, got %v and %v", x.Shape, out)
+		}
+		return r.done(AdaptiveAvgPool(x, out))
+	})
+}
+
+// AdaptiveAvgPool is adaptive average pooling over the trailing len(out) dims.
+func AdaptiveAvgPool(x *tensor.Tensor, out []int) (*tensor.Tensor, error) {
+	k := len(out)
+	res := x.Contiguous()
+	for i := k - 1; i >= 0; i-- {
+		d := x.Dim() - k + i
+		in, o := res.Shape[d], out[i]
+		if o <= 0 || in <= 0 {
+			return nil, fmt.Errorf("adaptive_avg_pool: output size %d and input size %d must be positive", o, in)
+		}
+		shape := append([]int{}, res.Shape...)
+		shape[d] = o
+		next := tensor.New(x.DType, shape...)
+		outer, inner := 1, 1
+		for j := 0; j < d; j++ {
+			outer *= shape[j]
+		}
+		for j := d + 1; j < len(shape); j++ {
+			inner *= shape[j]
+		}
+		src := res.Floats()
+		for j := 0; j < o; j++ {
+			s, e := j*in/o, ((j+1)*in+o-1)/o
+			for a := 0; a < outer; a++ {
+				for b := 0; b < inner; b++ {
+					acc := 0.0
+					for t := s; t < e; t++ {
+						acc += src[(a*in+t)*inner+b]
+					}
+					next.SetFlat((a*o+j)*inner+b, acc/float64(e-s))
+				}
+			}
+		}
+		res = next
+	}
+	return res, nil
+}

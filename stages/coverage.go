@@ -37,14 +37,12 @@ const (
 
 // outOfScope lists the core ATen ops gcdbg does not take, each with why.
 var outOfScope = map[string]string{
-	"_adaptive_avg_pool3d":                 "3-D adaptive pooling is not modeled (2-D is)",
 	"_embedding_bag":                       "EmbeddingBag's aten form (offsets, per-sample weights, max mode indices) is not modeled",
 	"_local_scalar_dense":                  "Tensor.item(): a data-dependent Python scalar; Dynamo breaks the graph there",
 	"_native_batch_norm_legit":             "aten-level batch norm returning (out, save_mean, save_rstd) for AOTAutograd; torch-level batch_norm is supported",
 	"_native_batch_norm_legit_no_training": "aten-level batch norm tuple form: read as batch_norm (eval) when only its output is used (normalize_pt2.go); its saved statistics are not",
 	"_pdist_forward":                       "F.pdist is not modeled",
 	"as_strided":                           "arbitrary views of storage: gcdbg's views are shape ops; as_strided appears only in functionalized aten graphs",
-	"avg_pool3d":                           "3-D pooling is not modeled (1-D and 2-D are)",
 	"col2im":                               "F.fold is not modeled",
 	"convolution_backward":                 "a backward op: gcdbg derives convolution gradients itself (conv2d_backward_input/weight)",
 	"embedding_dense_backward":             "a backward op: gcdbg derives embedding's gradient itself (scatter_add)",
@@ -52,7 +50,7 @@ var outOfScope = map[string]string{
 	"masked_scatter":                       "masked_scatter is not modeled",
 	"max_pool2d_with_indices":              "aten-level max pooling with indices (post-grad graphs); torch-level max_pool2d is supported",
 	"max_pool2d_with_indices_backward":     "a backward op: gcdbg derives pooling gradients itself (max_pool2d_backward)",
-	"max_pool3d_with_indices":              "3-D pooling is not modeled (1-D and 2-D are)",
+	"max_pool3d_with_indices":              "aten-level max pooling with indices (post-grad graphs); torch-level max_pool3d is supported",
 	"native_group_norm":                    "aten-level group norm returning (out, mean, rstd) for AOTAutograd is not modeled",
 	"native_group_norm_backward":           "a backward op: gcdbg derives gradients itself",
 	"native_layer_norm":                    "aten-level layer norm returning (out, mean, rstd): read as layer_norm when only out is used (inference, normalize_pt2.go); mean and rstd are not",

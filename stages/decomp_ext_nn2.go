@@ -18,6 +18,59 @@ func init() {
 }
 
 var extNN2Decompositions = []decomposition{
+	{"aten.max_pool3d", "max_pool3d(x, k, s, p, d) = max_pool1d along W, then H, then D (max over a box is separable)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			if b.bool(a[5]) || b.bool(a[6]) {
+				b.failf("max_pool3d: ceil_mode=True and return_indices=True are not supported by gcdbg")
+				return nil
+			}
+			k, s, p, d := b.pool3Args(a[1], a[2], a[3], a[4])
+			x := a[0]
+			n := len(b.shape(x))
+			for i := 2; i >= 0; i-- {
+				x = b.poolDim(x, n-3+i, k[i], s[i], p[i], d[i], false, "max")
+			}
+			return x
+		}},
+	{"aten.avg_pool3d", "avg_pool3d(x, k, s, p) = window sums along W, H, D (strided slices of the zero-padded x) / (kd*kh*kw, or the product of the per-dim in-bounds counts, or divisor_override)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			if b.bool(a[4]) {
+				b.failf("avg_pool3d: ceil_mode=True is not supported by gcdbg")
+				return nil
+			}
+			k, s, p, _ := b.pool3Args(a[1], a[2], a[3], int64(1))
+			x := a[0]
+			xs := b.shape(x)
+			n := len(xs)
+			for i := 2; i >= 0; i-- {
+				x = b.poolDim(x, n-3+i, k[i], s[i], p[i], 1, false, "sum")
+			}
+			switch {
+			case a[6] != nil:
+				return b.o("div", x, a[6])
+			case b.bool(a[5]) || (p[0] == 0 && p[1] == 0 && p[2] == 0):
+				return b.o("div", x, int64(k[0]*k[1]*k[2]))
+			}
+			var cnt ir.Arg
+			for i := 0; i < 3; i++ {
+				ones := b.o("full", sizesArg([]int{xs[n-3+i]}), int64(1), b.dtype(x))
+				c := b.bcast(b.poolDim(ones, 0, k[i], s[i], p[i], 1, false, "sum"), i, 3)
+				if cnt == nil {
+					cnt = c
+				} else {
+					cnt = b.o("mul", cnt, c)
+				}
+			}
+			return b.o("div", x, cnt)
+		}},
+	{"aten.adaptive_avg_pool3d", "adaptive_avg_pool3d(x, o) = adaptive_avg_pool1d along W, H, D (index_select windows, summed and divided)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			out := b.ints(a[1])
+			if len(out) == 1 {
+				out = []int{out[0], out[0], out[0]}
+			}
+			return b.adaptive(a[0], out, "avg")
+		}},
 	{"aten.max_pool1d", "max_pool1d(x, k, s, p, d) = maximum over j < k of slice(pad(x, p, -inf), -1, j*d, .., s)",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			if b.bool(a[6]) {
@@ -112,6 +165,24 @@ var extNN2Decompositions = []decomposition{
 		}},
 }
 
+func (b *builder) pool3Args(ka, sa, pa, da ir.Arg) (k, s, p, d []int) {
+	three := func(v ir.Arg, def []int) []int {
+		if v == nil {
+			return def
+		}
+		xs := b.ints(v)
+		switch len(xs) {
+		case 0:
+			return def
+		case 1:
+			return []int{xs[0], xs[0], xs[0]}
+		}
+		return xs
+	}
+	k = three(ka, nil)
+	return k, three(sa, k), three(pa, []int{0, 0, 0}), three(da, []int{1, 1, 1})
+}
+
 func (b *builder) poolArgs(ka, sa, pa, da ir.Arg) (k, s, p, d int) {
 	first := func(v ir.Arg) int {
 		xs := b.ints(v)
@@ -132,12 +203,17 @@ func (b *builder) poolArgs(ka, sa, pa, da ir.Arg) (k, s, p, d int) {
 
 // pool1d slides a window over the last dim with strided slices.
 func (b *builder) pool1d(x ir.Arg, k, s, p, d int, ceil bool, op string) ir.Arg {
+	return b.poolDim(x, len(b.shape(x))-1, k, s, p, d, ceil, op)
+}
+
+// poolDim slides a window over dim last with strided slices.
+func (b *builder) poolDim(x ir.Arg, last, k, s, p, d int, ceil bool, op string) ir.Arg {
 	xs := b.shape(x)
-	if len(xs) < 2 || k <= 0 || s <= 0 || d <= 0 || p < 0 || p > k/2 {
+	if len(xs) < 1 || k <= 0 || s <= 0 || d <= 0 || p < 0 || p > k/2 {
 		b.failf("%s_pool1d: bad arguments kernel %d stride %d padding %d dilation %d for input %v", op, k, s, p, d, xs)
 		return nil
 	}
-	L := xs[len(xs)-1]
+	L := xs[last]
 	num := L + 2*p - d*(k-1) - 1
 	lo := num/s + 1
 	if ceil {
@@ -150,7 +226,6 @@ func (b *builder) pool1d(x ir.Arg, k, s, p, d int, ceil bool, op string) ir.Arg 
 		b.failf("%s_pool1d: output size is too small", op)
 		return nil
 	}
-	last := len(xs) - 1
 	right := max(p, (lo-1)*s+(k-1)*d+1-L-p)
 	var fill ir.Arg = int64(0)
 	if op == "max" {
@@ -172,7 +247,7 @@ func (b *builder) pool1d(x ir.Arg, k, s, p, d int, ceil bool, op string) ir.Arg 
 	if op == "avg" {
 		return b.o("div", r, int64(k))
 	}
-	if k == 1 {
+	if k == 1 && op == "max" {
 		return b.o("clone", r)
 	}
 	return r

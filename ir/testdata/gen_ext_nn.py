@@ -167,3 +167,12 @@ for dt in (f32, f64):
 case("diff", lambda a, n, d, p, ap: torch.diff(a, n, d), torch.tensor([True, False, False, True]), 1, 0, None, None, grad=False)
 for size, sf, ac in [((10, 8), None, False), ((7, 3), None, True), (None, 1.3, False)]:
     case("interpolate", lambda a, s, f, m, c, rcf, aa: F.interpolate(a, s, f, m, c, rcf, aa), r(2, 3, 5, 4, dtype=f64), list(size) if size else None, sf, "bilinear", ac, None, False)
+
+# 3-D pooling.
+for dt in (f32, f64):
+    x = r(2, 2, 5, 6, 7, dtype=dt)
+    case("max_pool3d", lambda a, k, s, p, d, c, ri: F.max_pool3d(a, k, s, p, d, c, ri), x, [2, 3, 3], [1, 2, 2], [1, 1, 0], [1, 1, 2], False, False)
+    case("avg_pool3d", lambda a, k, s, p, c, ci, do: F.avg_pool3d(a, k, s, p, c, ci, do), x, 3, 2, 1, False, True, None)
+    case("avg_pool3d", lambda a, k, s, p, c, ci, do: F.avg_pool3d(a, k, s, p, c, ci, do), x, [2, 3, 3], [1, 2, 2], [1, 1, 0], False, False, None)
+    case("avg_pool3d", lambda a, k, s, p, c, ci, do: F.avg_pool3d(a, k, s, p, c, ci, do), x, 2, None, 0, False, True, 5)
+    case("adaptive_avg_pool3d", F.adaptive_avg_pool3d, x, [2, 3, 4])
