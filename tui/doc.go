@@ -7,6 +7,7 @@ import (
 
 	"gcdbg/ir"
 	"gcdbg/stages"
+	"gcdbg/termsafe"
 )
 
 // nodeID names one node of one graph stage (stages.Provenance's NodeRef):
@@ -79,7 +80,8 @@ func buildUnitDoc(u *stages.Unit) *unitDoc {
 			d.err = err.Error()
 			text = "(" + st.Name + " has no artifact for this graph: " + d.err + ")"
 		}
-		d.lines = strings.Split(strings.TrimRight(text, "\n"), "\n")
+		// Names come from the trace: no control sequence reaches the terminal.
+		d.lines = strings.Split(strings.TrimRight(termsafe.Text(text), "\n"), "\n")
 		if d.err == "" {
 			d.graph = ud.prov.Graph(i)
 		}

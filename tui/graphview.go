@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"gcdbg/ir"
+	"gcdbg/termsafe"
 	"gcdbg/viz"
 )
 
@@ -212,7 +213,7 @@ func (v GraphView) Render() string {
 	if v.err != nil || v.scene == nil {
 		msg := "no layout"
 		if v.err != nil {
-			msg = v.err.Error()
+			msg = termsafe.String(v.err.Error())
 		}
 		return gvPad("graph view: "+msg, v.w) + strings.Repeat("\n", v.h-1)
 	}
@@ -236,13 +237,13 @@ func (v GraphView) Render() string {
 	}
 	if v.overview {
 		body := v.scene.Overview(v.w, v.h-1, mark, style, v.x0, v.y0, v.w, v.h-1)
-		status := fmt.Sprintf("overview of %s: %d boxes for %d nodes (█ selected, ▓ lit, ▒ box) · arrows move the frame · f/enter zoom in", v.g.Name, len(v.scene.Boxes), len(v.g.Nodes))
+		status := fmt.Sprintf("overview of %s: %d boxes for %d nodes (█ selected, ▓ lit, ▒ box) · arrows move the frame · f/enter zoom in", termsafe.String(v.g.Name), len(v.scene.Boxes), len(v.g.Nodes))
 		return body + "\n" + gvStatus.Render(gvPad(status, v.w))
 	}
 	body := v.scene.Render(v.x0, v.y0, v.w, v.h-1, mark, style)
-	status := fmt.Sprintf("%s: %d boxes for %d nodes", v.g.Name, len(v.scene.Boxes), len(v.g.Nodes))
+	status := fmt.Sprintf("%s: %d boxes for %d nodes", termsafe.String(v.g.Name), len(v.scene.Boxes), len(v.g.Nodes))
 	if sel != nil {
-		status += " · selected " + sel.ID
+		status += " · selected " + termsafe.String(sel.ID)
 		if sel.Group {
 			status += fmt.Sprintf(" (%d nodes)", len(sel.Members))
 		}

@@ -20,6 +20,7 @@ import (
 
 	"gcdbg/ir"
 	"gcdbg/stages"
+	"gcdbg/termsafe"
 	"gcdbg/trace"
 )
 
@@ -813,7 +814,7 @@ func (m *Model) cursorNodes() string {
 	}
 	names := make([]string, 0, len(sel))
 	for _, id := range sel {
-		names = append(names, id.Name)
+		names = append(names, termsafe.String(id.Name))
 	}
 	sort.Strings(names)
 	if len(names) > 4 {

@@ -11,6 +11,7 @@ import (
 
 	"gcdbg/runner"
 	"gcdbg/stages"
+	"gcdbg/termsafe"
 	"gcdbg/trace"
 	"gcdbg/verdict"
 )
@@ -133,8 +134,9 @@ func (r *runPanel) view() string {
 	// The first line is the verdict: the panel pins it, whatever scrolls.
 	switch {
 	case r.err != nil:
-		sb.WriteString(styles.bad.Render("FAIL on "+r.device+": could not run") + " — " + firstLine(r.err.Error()) + "\n")
-		if rest := strings.TrimSpace(strings.TrimPrefix(r.err.Error(), firstLine(r.err.Error()))); rest != "" {
+		msg := termsafe.Text(r.err.Error()) // errors quote the trace's names
+		sb.WriteString(styles.bad.Render("FAIL on "+r.device+": could not run") + " — " + firstLine(msg) + "\n")
+		if rest := strings.TrimSpace(strings.TrimPrefix(msg, firstLine(msg))); rest != "" {
 			sb.WriteString(rest + "\n")
 		}
 	case res == nil:
@@ -152,7 +154,7 @@ func (r *runPanel) view() string {
 		fmt.Fprintf(&sb, "%s\n", styles.dim.Render(fmt.Sprintf("the numbers below are from a run on %s, not %s", res.Device, r.device)))
 	}
 	for _, g := range res.Graphs {
-		fmt.Fprintf(&sb, "graph %s", g.Name)
+		fmt.Fprintf(&sb, "graph %s", termsafe.String(g.Name))
 		if k, ok := g.Stages["kernels"]; ok {
 			fmt.Fprintf(&sb, " · %v kernels (%v before fusion)", k, g.Stages["kernels_before_fusion"])
 		}
@@ -161,22 +163,22 @@ func (r *runPanel) view() string {
 		}
 		sb.WriteString("\n")
 		if g.NotComparedWithPyTorch != "" {
-			sb.WriteString("  " + styles.dim.Render("vs PyTorch: "+g.NotComparedWithPyTorch) + "\n")
+			sb.WriteString("  " + styles.dim.Render("vs PyTorch: "+termsafe.String(g.NotComparedWithPyTorch)) + "\n")
 		}
 		for _, o := range g.Outputs {
 			fmt.Fprintf(&sb, "  output %d %s%v  vs PyTorch %s  vs eager %s\n", o.Index, o.DType, o.Shape, cmp(o.VsExpected), cmp(o.VsEager))
 		}
 		for _, gr := range g.Grads {
-			fmt.Fprintf(&sb, "  grad %-28s vs PyTorch %s  vs eager %s\n", gr.Name, cmp(gr.VsExpected), cmp(gr.VsEager))
+			fmt.Fprintf(&sb, "  grad %-28s vs PyTorch %s  vs eager %s\n", termsafe.String(gr.Name), cmp(gr.VsExpected), cmp(gr.VsEager))
 		}
 		for _, b := range g.Buffers {
-			fmt.Fprintf(&sb, "  buffer %-26s vs PyTorch %s  vs eager %s\n", b.Name, cmp(b.VsExpected), cmp(b.VsEager))
+			fmt.Fprintf(&sb, "  buffer %-26s vs PyTorch %s  vs eager %s\n", termsafe.String(b.Name), cmp(b.VsExpected), cmp(b.VsEager))
 		}
 		for _, line := range mismatchDetails(&g) {
-			sb.WriteString("  " + styles.bad.Render(line) + "\n")
+			sb.WriteString("  " + styles.bad.Render(termsafe.String(line)) + "\n")
 		}
 		if g.FirstDifference != "" {
-			sb.WriteString("  " + styles.bad.Render("where to look: "+g.FirstDifference) + "\n")
+			sb.WriteString("  " + styles.bad.Render("where to look: "+termsafe.String(g.FirstDifference)) + "\n")
 		}
 		t := g.Timing
 		fmt.Fprintf(&sb, "  time (%s, median of %d): gcdbg eager %.3f ms", t.Covers, t.Runs, t.EagerMS)
@@ -191,7 +193,7 @@ func (r *runPanel) view() string {
 		if len(g.Fallback) > 0 {
 			fb := append([]string(nil), g.Fallback...)
 			sort.Strings(fb)
-			fmt.Fprintf(&sb, "  eager fallbacks: %s\n", strings.Join(fb, ", "))
+			fmt.Fprintf(&sb, "  eager fallbacks: %s\n", termsafe.String(strings.Join(fb, ", ")))
 		}
 	}
 	return strings.TrimRight(sb.String(), "\n")

@@ -9,6 +9,7 @@ import (
 	xansi "github.com/charmbracelet/x/ansi"
 
 	"gcdbg/stages"
+	"gcdbg/termsafe"
 )
 
 // narrow is a terminal too small for the stage list beside two panes
@@ -51,11 +52,16 @@ func (m *Model) panelList() []panelBox {
 	add := func(title, body string, pin int) {
 		out = append(out, panelBox{title: title, body: strings.Split(wrap(body, w), "\n"), pin: pin})
 	}
+	// Text from the trace (names in the tour, errors, the user's source)
+	// is made safe; the run panel sanitises its own parts (it is styled).
+	addText := func(title, body string) {
+		add(title, termsafe.Text(body), 0)
+	}
 	if m.tour != nil {
-		add(m.tour.title(), m.tour.text(), 0)
+		addText(m.tour.title(), m.tour.text())
 	}
 	if e := m.errorText(); e != "" && !m.errClosed {
-		add("error (esc closes · { } scroll)", e, 0)
+		addText("error (esc closes · { } scroll)", e)
 	}
 	if m.explain && m.doc() != nil {
 		d := m.stageDoc(m.focus)
@@ -67,7 +73,7 @@ func (m *Model) panelList() []panelBox {
 		add("stage "+st.Name+" (e to close)", body, 0)
 	}
 	if m.source != nil {
-		add("user source (esc to close)", strings.Join(m.source, "\n"), 0)
+		addText("user source (esc to close)", strings.Join(m.source, "\n"))
 	}
 	if m.run.visible {
 		add("run vs PyTorch (r to rerun · d device · { } scroll · esc to close)", m.run.view(), 1)
@@ -160,7 +166,7 @@ func (m Model) View() tea.View {
 }
 
 func (m *Model) render() string {
-	title := styles.title.Render("gcdbg explore") + " " + m.tr.Name
+	title := styles.title.Render("gcdbg explore") + " " + termsafe.String(m.tr.Name)
 	if m.doc() == nil {
 		msg := "running the pipeline…"
 		if m.loadErr != "" {
@@ -169,13 +175,13 @@ func (m *Model) render() string {
 			msg = e
 		}
 		// The whole message, wrapped: nothing cut at the terminal's edge.
-		body := strings.ReplaceAll(wrap(msg, max(m.width-4, 10)), "\n", "\n  ")
+		body := strings.ReplaceAll(wrap(termsafe.Text(msg), max(m.width-4, 10)), "\n", "\n  ")
 		return title + m.watchBanner() + "\n\n  " + body
 	}
 	u := m.doc().unit
-	title += styles.dim.Render(fmt.Sprintf(" · graph %s (%d/%d)", u.Captured.Name, m.graph+1, len(m.units)))
+	title += styles.dim.Render(fmt.Sprintf(" · graph %s (%d/%d)", termsafe.String(u.Captured.Name), m.graph+1, len(m.units)))
 	if u.Captured.Break != nil {
-		title += styles.dim.Render(" · graph break: " + u.Captured.Break.Reason)
+		title += styles.dim.Render(" · graph break: " + termsafe.String(u.Captured.Break.Reason))
 	}
 	if m.loadErr != "" {
 		title += " " + styles.bad.Render("pipeline error: "+m.loadErr)
@@ -316,7 +322,7 @@ func (m *Model) statusLine() string {
 		s = " " + m.notice
 	case m.doc() != nil:
 		a, b := m.stageDoc(m.focus).name, m.stageDoc(1-m.focus).name
-		s = fmt.Sprintf(" %s · %s · [%s] ↔ %s", m.tr.Name, m.doc().unit.Captured.Name, a, b)
+		s = fmt.Sprintf(" %s · %s · [%s] ↔ %s", termsafe.String(m.tr.Name), termsafe.String(m.doc().unit.Captured.Name), a, b)
 		if c := m.cursorNodes(); c != "" {
 			s += " · node " + c
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"gcdbg/termsafe"
 	"gcdbg/watch"
 )
 
@@ -180,5 +181,5 @@ func (m *Model) watchBanner() string {
 	if w.seq > 0 {
 		keep = fmt.Sprintf("showing #%d", w.seq)
 	}
-	return " " + styles.bad.Render(fmt.Sprintf("#%d failed: %s (%s)", w.errSeq, w.err, keep))
+	return " " + styles.bad.Render(fmt.Sprintf("#%d failed: %s (%s)", w.errSeq, termsafe.String(w.err), keep))
 }
