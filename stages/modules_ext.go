@@ -359,3 +359,17 @@ func init() {
 			args0(args, kw, 2, "per_sample_weights"), attr(m, "include_last_offset", false)}, nil
 	}
 }
+
+func init() {
+	moduleRules["torch.nn.MaxPool3d"] = func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+		return "max_pool3d", []ir.Arg{x, attr(m, "kernel_size", nil), attr(m, "stride", nil), attr(m, "padding", int64(0)),
+			attr(m, "dilation", int64(1)), attr(m, "ceil_mode", false), attr(m, "return_indices", false)}, nil
+	}
+	moduleRules["torch.nn.AvgPool3d"] = func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+		return "avg_pool3d", []ir.Arg{x, attr(m, "kernel_size", nil), attr(m, "stride", nil), attr(m, "padding", int64(0)),
+			attr(m, "ceil_mode", false), attr(m, "count_include_pad", true), attr(m, "divisor_override", nil)}, nil
+	}
+	moduleRules["torch.nn.AdaptiveAvgPool3d"] = func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+		return "adaptive_avg_pool3d", []ir.Arg{x, attr(m, "output_size", nil)}, nil
+	}
+}
