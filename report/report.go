@@ -204,15 +204,11 @@ func graphSection(b *strings.Builder, p *provenance, ui int, u *stages.Unit, gr 
 // printStage prints one stage, turning a printer's panic on a unit the
 // pipeline left half-built (a stage failed) into a message.
 func printStage(st stages.Stage, u *stages.Unit) (text string, ok bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			text, ok = fmt.Sprintf("stage %s could not be printed: %v", st.Name, r), false
-		}
-	}()
-	if st.Print == nil {
-		return "stage " + st.Name + " has no printer", false
+	text, err := stages.PrintStage(st, u)
+	if err != nil {
+		return err.Error(), false
 	}
-	return st.Print(u), true
+	return text, true
 }
 
 // stageBody is a column's content: the stage's one-line explanation, its

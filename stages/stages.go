@@ -155,6 +155,22 @@ func partGraph(u *Unit, fwd bool) *ir.Graph {
 	return u.Partition.Backward
 }
 
+// PrintStage prints st's artifact for u; a printer that panics on a Unit
+// an earlier stage left half-built, or a row without one, is an error
+// naming the stage instead of a crash (the TUI and the report print
+// through it).
+func PrintStage(st Stage, u *Unit) (text string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			text, err = "", fmt.Errorf("stage %s could not print: %v", st.Name, r)
+		}
+	}()
+	if st.Print == nil {
+		return "", fmt.Errorf("stage %s has no printer", st.Name)
+	}
+	return st.Print(u), nil
+}
+
 // Lookup finds a stage by name.
 func Lookup(name string) (*Stage, error) {
 	for i := range Table {

@@ -116,21 +116,11 @@ func buildUnitDoc(u *stages.Unit) *unitDoc {
 // safePrint prints a stage; a printer that fails on a half-run unit (an
 // earlier stage failed) becomes an error instead of a crash.
 func safePrint(st stages.Stage, u *stages.Unit) (text string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("stage %s could not print: %v", st.Name, r)
-		}
-	}()
-	if st.Print == nil {
-		return "", fmt.Errorf("stage %s has no printer", st.Name)
-	}
-	if st.Graph != nil && stages.StageGraph(st, u) == nil {
-		if u.Failure != nil { // not reached: the printer says where and why the pipeline stopped
-			return st.Print(u), nil
-		}
+	if st.Graph != nil && st.Print != nil && stages.StageGraph(st, u) == nil && u.Failure == nil {
 		return "", fmt.Errorf("no %s graph (nothing requires grad, or an earlier stage failed)", st.Name)
 	}
-	return st.Print(u), nil
+	// (with a Failure, the printer says where and why the pipeline stopped)
+	return stages.PrintStage(st, u)
 }
 
 var (
