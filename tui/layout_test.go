@@ -114,3 +114,29 @@ func TestLoadErrorWrapped(t *testing.T) {
 		}
 	}
 }
+
+// While the pipeline runs the screen says so and the spinner turns.
+func TestLoadingIndicator(t *testing.T) {
+	tr, err := trace.Load("../fixtures/mlp.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(tr, Options{})
+	nm, cmd := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m = nm.(Model)
+	if cmd == nil {
+		t.Fatal("no spinner tick while the pipeline runs")
+	}
+	first := screen(m)
+	if !strings.Contains(first, "running the pipeline on mlp…") {
+		t.Errorf("no loading message:\n%s", first)
+	}
+	m = send(m, loadTickMsg{})
+	if screen(m) == first {
+		t.Error("the spinner does not turn")
+	}
+	m = send(m, load(tr))
+	if _, cmd := m.Update(loadTickMsg{}); cmd != nil {
+		t.Error("the spinner keeps ticking after the pipeline finished")
+	}
+}

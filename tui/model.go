@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -59,13 +60,17 @@ type Model struct {
 	// zoom shows the focused pane alone, full width; hideList hides the
 	// stage list (both automatic on a narrow terminal).
 	zoom, hideList bool
-	prompt         *prompt
-	search         string
-	source         []string // the source panel's lines; nil when closed
-	run            runPanel
-	tour           *tour
-	notice         string
-	related        map[nodeID]bool
+	// The wait for the pipeline: when it started, the spinner's frame.
+	started   time.Time
+	loadFrame int
+	ticking   bool
+	prompt    *prompt
+	search    string
+	source    []string // the source panel's lines; nil when closed
+	run       runPanel
+	tour      *tour
+	notice    string
+	related   map[nodeID]bool
 	// sel is the selection the related set was computed from. Moving a
 	// cursor (j/k, search, g, a click) replaces it; stepping a pane's
 	// stage (] [) and switching panes keep it (keepSel), so one node can
@@ -91,7 +96,14 @@ type loadedMsg struct {
 
 // New makes the explorer for tr; Init runs the pipeline in the background.
 func New(tr *trace.Trace, opt Options) Model {
-	return Model{tr: tr, opt: opt, width: 120, height: 40, selAt: [3]int{-1, -1, -1}}
+	return Model{tr: tr, opt: opt, width: 120, height: 40, selAt: [3]int{-1, -1, -1}, started: time.Now()}
+}
+
+// loadTickMsg animates the wait for the pipeline.
+type loadTickMsg struct{}
+
+func loadTick() tea.Cmd {
+	return tea.Tick(120*time.Millisecond, func(time.Time) tea.Msg { return loadTickMsg{} })
 }
 
 // Init starts the pipeline.
@@ -162,6 +174,17 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
+		if m.doc() == nil && m.loadErr == "" && !m.ticking && !m.opt.Watch {
+			// The first size comes as the program starts: animate the
+			// wait for the pipeline (a big trace takes seconds).
+			m.ticking = true
+			return loadTick()
+		}
+	case loadTickMsg:
+		if m.doc() == nil && m.loadErr == "" {
+			m.loadFrame++
+			return loadTick()
+		}
 	case loadedMsg:
 		m.units = msg.units
 		if msg.err != nil {

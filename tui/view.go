@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -168,7 +169,10 @@ func (m Model) View() tea.View {
 func (m *Model) render() string {
 	title := styles.title.Render("gcdbg explore") + " " + termsafe.String(m.tr.Name)
 	if m.doc() == nil {
-		msg := "running the pipeline…"
+		msg := fmt.Sprintf("%s running the pipeline on %s… %.1f s", spinner[m.loadFrame%len(spinner)], termsafe.String(m.tr.Name), time.Since(m.started).Seconds())
+		if m.opt.Watch {
+			msg = "waiting for the first compile…"
+		}
 		if m.loadErr != "" {
 			msg = "error: " + m.loadErr
 		} else if e := m.errorText(); e != "" {
