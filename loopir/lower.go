@@ -200,7 +200,8 @@ var reductionOps = map[string]bool{"sum": true, "prod": true, "amax": true, "ami
 // externOps are generated library calls. sort and topk are among them
 // (generated C, render/sort.go): a tuple-valued extern writes one buffer
 // per result and getitem picks them, as for a fallback.
-var externOps = map[string]bool{"mm": true, "bmm": true, "conv2d": true, "sort": true, "topk": true}
+var externOps = map[string]bool{"mm": true, "bmm": true, "conv2d": true, "sort": true, "topk": true,
+	"cumsum": true} // a linear scan per row (render/scan.go)
 
 func (l *lowerer) call(n *ir.Node) error {
 	d := ir.Lookup(n.Target)

@@ -229,6 +229,8 @@ func (g *kernelGen) extern(n *loopir.Node) {
 		g.adaptiveAvgPool(n, args, out, ob, true)
 	case "sort", "topk":
 		g.sortExtern(n, args, out, ob)
+	case "cumsum":
+		g.scanExtern(n, args, out, ob) // scan.go
 	default:
 		g.fail("extern %s: no generated code for %s", n.Name, n.Op)
 	}

@@ -32,6 +32,8 @@ func (g *simtGen) extern(n *loopir.Node) {
 		g.convSIMT(n, args, out, ob)
 	case "sort", "topk":
 		g.sortSIMT(n, args, out, ob)
+	case "cumsum":
+		g.scanSIMT(n, args, out, ob) // scan.go
 	default:
 		g.fail("extern %s: no generated GPU code for %s", n.Name, n.Op)
 	}

@@ -390,8 +390,6 @@ var extDecompositions = []decomposition{
 		}},
 
 	// Scans, flips, rolls, sorting.
-	{"aten.cumsum", "cumsum(x, d) = sum(where(j <= i, x[j], 0), j): a masked [n, n] reduction along d (int inputs in int64)",
-		func(b *builder, a []ir.Arg) ir.Arg { return b.scan(a[0], a[1], a[2], "cumsum") }},
 	{"aten.cumprod", "cumprod(x, d) = prod(where(j <= i, x[j], 1), j)",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.scan(a[0], a[1], a[2], "cumprod") }},
 	{"aten.logcumsumexp", "logcumsumexp(x, d) = m_i + log(sum(exp(where(j <= i, x[j] - m_i, -inf)), j)), m_i = max(x[j], j <= i)",

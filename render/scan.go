@@ -1,0 +1,133 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"gcdbg/ir"
+	"gcdbg/loopir"
+	"gcdbg/tensor"
+)
+
+// cumsum as generated C: a linear scan per row (the slices along the scan
+// dimension; rows run in parallel when there are many points), where its
+// decomposition was a masked [n, n] reduction. The running sum is kept as
+// PyTorch's CPU kernel keeps it: in double for floating outputs (its
+// accumulate type), in int64 for integers, and every prefix is rounded to
+// the output dtype when stored.
+
+type scanPlan struct {
+	dim                  int
+	R, NO, sx, so, accTy string
+	unravel              []string
+}
+
+func (g *kernelGen) scanPlan(n *loopir.Node, args []ir.Arg, x *loopir.View, ob *loopir.Buffer) (scanPlan, bool) {
+	var sp scanPlan
+	dim, ok := args[1].(int64)
+	if !ok {
+		g.fail("%s %s: dim must be a constant (got %v)", n.Op, n.Name, args[1])
+		return sp, false
+	}
+	rank := len(x.Sizes)
+	if len(ob.Sizes) != rank {
+		g.fail("%s %s: output has rank %d, input %d", n.Op, n.Name, len(ob.Sizes), rank)
+		return sp, false
+	}
+	sp.R, sp.sx, sp.so = "1", "0", "0"
+	if rank > 0 {
+		d, err := tensor.NormDim(int(dim), rank)
+		if err != nil {
+			g.fail("%s %s: dim %d: %v", n.Op, n.Name, dim, err)
+			return sp, false
+		}
+		sp.dim = d
+		sp.R, sp.sx, sp.so = g.e(x.Sizes[d]), g.e(x.Strides[d]), g.e(ob.Strides[d])
+	}
+	sp.accTy = g.ctype(tensor.Int64)
+	if ob.DType.IsFloat() {
+		sp.accTy = g.ctype(tensor.Float64)
+	}
+	no := []string{"1"}
+	for i := rank - 1; i >= 0; i-- {
+		if i == sp.dim {
+			continue
+		}
+		no = append(no, "("+g.e(x.Sizes[i])+")")
+		sp.unravel = append(sp.unravel, fmt.Sprintf("{ const %s c = rem %% (%s); rem /= (%s); xo += c * (%s); vo += c * (%s); }",
+			g.idxType(), g.e(x.Sizes[i]), g.e(x.Sizes[i]), g.e(x.Strides[i]), g.e(ob.Strides[i])))
+	}
+	sp.NO = strings.Join(no, " * ")
+	return sp, true
+}
+
+// scanExtern writes the cumsum of n into out.
+func (g *kernelGen) scanExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
+	x := g.operand(args[0], n.Op+" self")
+	if x == nil {
+		return
+	}
+	sp, ok := g.scanPlan(n, args, x, ob)
+	if !ok {
+		return
+	}
+	t, xt := g.ctype(ob.DType), g.ctype(x.DType)
+	g.line("/* %s %s along dim %d: one linear scan per row, the running sum in %s */", n.Op, n.Name, sp.dim, sp.accTy)
+	g.line("{")
+	g.ind++
+	g.line("const int64_t R = %s, NO = %s;", sp.R, sp.NO)
+	g.line("const %s *X = %s;", xt, g.ptr(x))
+	g.line("#pragma omp parallel for if(NO > 1 && NO * R > 16384)")
+	g.line("for (int64_t o = 0; o < NO; o++) {")
+	g.ind++
+	g.line("int64_t rem = o, xo = 0, vo = 0;")
+	for _, l := range sp.unravel {
+		g.line("%s", l)
+	}
+	g.line("%s acc = 0;", sp.accTy)
+	g.line("for (int64_t j = 0; j < R; j++) { acc += (%s)X[xo + j * (%s)]; %s[vo + j * (%s)] = (%s)acc; }", sp.accTy, sp.sx, out.c, sp.so, t)
+	g.ind--
+	g.line("}")
+	g.ind--
+	g.line("}")
+}
+
+// scanSIMT is cumsum on the GPU: one thread per row, each scanning its row
+// in order (the same sums, in the same order, as the C scan); the kernel's
+// other members run at every point the thread stores.
+func (g *simtGen) scanSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
+	x := g.operand(args[0], n.Op+" self")
+	if x == nil {
+		return
+	}
+	sp, ok := g.scanPlan(n, args, x, ob)
+	if !ok {
+		return
+	}
+	var other []loopir.Expr
+	for i, s := range x.Sizes {
+		if i != sp.dim {
+			other = append(other, s)
+		}
+	}
+	t, xt, it, d := g.ctype(ob.DType), g.ctype(x.DType), g.idxType(), g.r.d
+	g.launch = Launch{Shape: "pointwise", Units: g.r.sizeText(loopir.Mul(append([]loopir.Expr{loopir.C(1)}, other...)...)), PerGroup: simtBlock, Block: simtBlock}
+	g.line("/* %s %s along dim %d: one thread scans each row, the running sum in %s */", n.Op, n.Name, sp.dim, sp.accTy)
+	g.line("const %s R = %s, NO = %s;", it, sp.R, sp.NO)
+	g.line("const %s *X = %s;", d.BufferQualifier+xt, g.ptr(x))
+	g.line("for (%s o = %s; o < NO; o += %s) {", it, d.GlobalIdx, d.GlobalSize)
+	g.ind++
+	g.line("%s rem = o, xo = 0, vo = 0;", it)
+	for _, l := range sp.unravel {
+		g.line("%s", l)
+	}
+	g.line("%s acc = 0;", sp.accTy)
+	g.line("for (%s j = 0; j < R; j++) {", it)
+	g.ind++
+	g.line("acc += (%s)X[xo + j * (%s)]; %s[vo + j * (%s)] = (%s)acc;", sp.accTy, sp.sx, out.c, sp.so, t)
+	g.epilogue(n, "(vo + j * ("+sp.so+"))")
+	g.ind--
+	g.line("}")
+	g.ind--
+	g.line("}")
+}
