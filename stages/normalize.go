@@ -173,6 +173,8 @@ type normalizer struct {
 	src   *ir.Graph
 	out   *ir.Graph
 	names map[string]bool
+	// draws are the random nodes trainingPass found (Unit.RandomDraws).
+	draws []RandomDraw
 	// mapped is the canonical node (or constant) each captured node became.
 	mapped map[*ir.Node]ir.Arg
 	// metas are the inferred values (TensorMeta, Python values) per new node.
@@ -212,6 +214,7 @@ func normalize(u *Unit) (err error) {
 		return err
 	}
 	u.Normalized = nz.out
+	u.random = nz.draws
 	return nil
 }
 

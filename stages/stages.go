@@ -44,6 +44,7 @@ type Unit struct {
 	Failure *Failure
 
 	functional *FunctionalInfo // the functional stage's write-backs (Unit.FunctionalInfo)
+	random     []RandomDraw    // the normalized graph's random nodes (Unit.RandomDraws)
 }
 
 // Joint is AOTAutograd's joint graph: placeholders primals_1..n (the

@@ -3,11 +3,8 @@ package stages
 import (
 	"fmt"
 	"hash/fnv"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"weak"
 
 	"gcdbg/ir"
 	"gcdbg/tensor"
@@ -54,20 +51,6 @@ type RandomDraw struct {
 	Op       string // the canonical op: aten.dropout, aten.rand_like, ...
 	Replayed bool   // true: PyTorch's recorded draw; false: gcdbg's own (Philox)
 	Offset   int64  // own draws: the first Philox counter
-}
-
-// randomInfo is a normalized graph's random nodes; see Unit.RandomDraws.
-type randomInfo struct{ draws []RandomDraw }
-
-// randomInfos maps weak.Pointer[ir.Graph] (the normalized graph) to its
-// randomInfo; an entry goes when its graph does.
-var randomInfos sync.Map
-
-func setRandomInfo(g *ir.Graph, ri randomInfo) {
-	key := weak.Make(g)
-	if _, loaded := randomInfos.Swap(key, ri); !loaded {
-		runtime.AddCleanup(g, func(k weak.Pointer[ir.Graph]) { randomInfos.Delete(k) }, key)
-	}
 }
 
 // trainingPass runs at the end of normalization (normalize.go).
@@ -119,9 +102,7 @@ func (nz *normalizer) trainingPass() error {
 			}
 		}
 	}
-	if draws != nil {
-		setRandomInfo(nz.out, randomInfo{draws: draws})
-	}
+	nz.draws = draws
 	// A recorded draw for a node that draws nothing here means the trace and
 	// the graph disagree about what is random: refuse rather than ignore it.
 	if ex := nz.src.Expected; ex != nil {
@@ -415,13 +396,10 @@ func equalInts(a, b []int) bool { return sameInts(a, b) }
 // (the same in its eager and compiled runs) and comparing the graph's
 // results with PyTorch's elementwise is meaningless.
 func (u *Unit) RandomDraws() []RandomDraw {
-	if u == nil || u.Normalized == nil {
+	if u == nil {
 		return nil
 	}
-	if v, ok := randomInfos.Load(weak.Make(u.Normalized)); ok {
-		return v.(randomInfo).draws
-	}
-	return nil
+	return u.random
 }
 
 // OwnRandom names the random nodes whose numbers gcdbg drew itself (no
