@@ -2,10 +2,7 @@ package stages
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
-	"weak"
 
 	"gcdbg/trace"
 )
@@ -17,38 +14,22 @@ import (
 // metrics and the recompile reasons. It transforms nothing; it is there so
 // a user can hold gcdbg's stage next to PyTorch's.
 //
-// The artifacts live in a registry keyed by the *trace.Trace rather than in
-// trace.Trace itself, so the trace format and loader need not know about
-// TORCH_TRACE (and torchtrace can import stages without a cycle). The
-// registry holds the trace only weakly: an entry goes when its trace does.
+// The artifacts live on the trace (trace.Trace.Artifacts), set by the
+// TORCH_TRACE importer.
 
 // Reference is one artifact PyTorch's own compiler produced for a graph.
-type Reference struct {
-	Name string // "guards", "aot_forward_graph", "inductor_output_code", "compilation_metrics", ...
-	Text string // as PyTorch printed it
-}
-
-var references sync.Map // weak.Pointer[trace.Trace] -> map[string][]Reference
+type Reference = trace.Artifact
 
 // SetReferences records PyTorch's artifacts for tr's graphs, by graph name
 // (ir.Graph.Name), in the order the pytorch stage prints them.
-func SetReferences(tr *trace.Trace, byGraph map[string][]Reference) {
-	key := weak.Make(tr)
-	if _, loaded := references.Swap(key, byGraph); !loaded {
-		runtime.AddCleanup(tr, func(k weak.Pointer[trace.Trace]) { references.Delete(k) }, key)
-	}
-}
+func SetReferences(tr *trace.Trace, byGraph map[string][]Reference) { tr.Artifacts = byGraph }
 
 // ReferencesOf returns what SetReferences recorded for tr; nil if nothing.
 func ReferencesOf(tr *trace.Trace) map[string][]Reference {
 	if tr == nil {
 		return nil
 	}
-	v, ok := references.Load(weak.Make(tr))
-	if !ok {
-		return nil
-	}
-	return v.(map[string][]Reference)
+	return tr.Artifacts
 }
 
 // NoReferences is what the pytorch stage prints for a trace that was not

@@ -35,6 +35,16 @@ type Trace struct {
 	Producer map[string]any
 	Sources  []Source
 	Graphs   []*ir.Graph
+	// Artifacts are, by graph name, the texts the producer's own compiler
+	// printed for it (a TORCH_TRACE log's guards, AOT graphs, output code):
+	// the pipeline's "pytorch" stage shows them beside gcdbg's.
+	Artifacts map[string][]Artifact
+}
+
+// Artifact is one text the producer's compiler printed for a graph.
+type Artifact struct {
+	Name string // "guards", "aot_forward_graph", "inductor_output_code", ...
+	Text string // as the producer printed it
 }
 
 // Where names the trace in messages: its path, or its name when it was
