@@ -229,7 +229,7 @@ func (g *kernelGen) extern(n *loopir.Node) {
 		g.adaptiveAvgPool(n, args, out, ob, true)
 	case "sort", "topk":
 		g.sortExtern(n, args, out, ob)
-	case "cumsum":
+	case "cumsum", "cumprod":
 		g.scanExtern(n, args, out, ob) // scan.go
 	default:
 		g.fail("extern %s: no generated code for %s", n.Name, n.Op)

@@ -9,21 +9,25 @@ import (
 	"gcdbg/tensor"
 )
 
-// cumsum as generated C: a linear scan per row (the slices along the scan
-// dimension; rows run in parallel when there are many points), where its
-// decomposition was a masked [n, n] reduction. The running sum is kept as
-// PyTorch's CPU kernel keeps it: in double for floating outputs (its
-// accumulate type), in int64 for integers, and every prefix is rounded to
-// the output dtype when stored.
+// cumsum and cumprod as generated C: a linear scan per row (the slices
+// along the scan dimension; rows run in parallel when there are many
+// points), where their decomposition was a masked [n, n] reduction. The
+// running sum (product) is kept as PyTorch's CPU kernel keeps it: in double
+// for floating outputs (its accumulate type), in int64 for integers, and
+// every prefix is rounded to the output dtype when stored.
 
 type scanPlan struct {
 	dim                  int
 	R, NO, sx, so, accTy string
+	init, step           string // "0", "+=" for cumsum; "1", "*=" for cumprod
 	unravel              []string
 }
 
 func (g *kernelGen) scanPlan(n *loopir.Node, args []ir.Arg, x *loopir.View, ob *loopir.Buffer) (scanPlan, bool) {
-	var sp scanPlan
+	sp := scanPlan{init: "0", step: "+="}
+	if n.Op == "cumprod" {
+		sp.init, sp.step = "1", "*="
+	}
 	dim, ok := args[1].(int64)
 	if !ok {
 		g.fail("%s %s: dim must be a constant (got %v)", n.Op, n.Name, args[1])
@@ -61,7 +65,7 @@ func (g *kernelGen) scanPlan(n *loopir.Node, args []ir.Arg, x *loopir.View, ob *
 	return sp, true
 }
 
-// scanExtern writes the cumsum of n into out.
+// scanExtern writes the cumsum or cumprod of n into out.
 func (g *kernelGen) scanExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
 	x := g.operand(args[0], n.Op+" self")
 	if x == nil {
@@ -72,7 +76,7 @@ func (g *kernelGen) scanExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *
 		return
 	}
 	t, xt := g.ctype(ob.DType), g.ctype(x.DType)
-	g.line("/* %s %s along dim %d: one linear scan per row, the running sum in %s */", n.Op, n.Name, sp.dim, sp.accTy)
+	g.line("/* %s %s along dim %d: one linear scan per row, the running value in %s */", n.Op, n.Name, sp.dim, sp.accTy)
 	g.line("{")
 	g.ind++
 	g.line("const int64_t R = %s, NO = %s;", sp.R, sp.NO)
@@ -84,15 +88,15 @@ func (g *kernelGen) scanExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *
 	for _, l := range sp.unravel {
 		g.line("%s", l)
 	}
-	g.line("%s acc = 0;", sp.accTy)
-	g.line("for (int64_t j = 0; j < R; j++) { acc += (%s)X[xo + j * (%s)]; %s[vo + j * (%s)] = (%s)acc; }", sp.accTy, sp.sx, out.c, sp.so, t)
+	g.line("%s acc = %s;", sp.accTy, sp.init)
+	g.line("for (int64_t j = 0; j < R; j++) { acc %s (%s)X[xo + j * (%s)]; %s[vo + j * (%s)] = (%s)acc; }", sp.step, sp.accTy, sp.sx, out.c, sp.so, t)
 	g.ind--
 	g.line("}")
 	g.ind--
 	g.line("}")
 }
 
-// scanSIMT is cumsum on the GPU: one thread per row, each scanning its row
+// scanSIMT is cumsum/cumprod on the GPU: one thread per row, each scanning its row
 // in order (the same sums, in the same order, as the C scan); the kernel's
 // other members run at every point the thread stores.
 func (g *simtGen) scanSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
@@ -112,7 +116,7 @@ func (g *simtGen) scanSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loop
 	}
 	t, xt, it, d := g.ctype(ob.DType), g.ctype(x.DType), g.idxType(), g.r.d
 	g.launch = Launch{Shape: "pointwise", Units: g.r.sizeText(loopir.Mul(append([]loopir.Expr{loopir.C(1)}, other...)...)), PerGroup: simtBlock, Block: simtBlock}
-	g.line("/* %s %s along dim %d: one thread scans each row, the running sum in %s */", n.Op, n.Name, sp.dim, sp.accTy)
+	g.line("/* %s %s along dim %d: one thread scans each row, the running value in %s */", n.Op, n.Name, sp.dim, sp.accTy)
 	g.line("const %s R = %s, NO = %s;", it, sp.R, sp.NO)
 	g.line("const %s *X = %s;", d.BufferQualifier+xt, g.ptr(x))
 	g.line("for (%s o = %s; o < NO; o += %s) {", it, d.GlobalIdx, d.GlobalSize)
@@ -121,10 +125,10 @@ func (g *simtGen) scanSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loop
 	for _, l := range sp.unravel {
 		g.line("%s", l)
 	}
-	g.line("%s acc = 0;", sp.accTy)
+	g.line("%s acc = %s;", sp.accTy, sp.init)
 	g.line("for (%s j = 0; j < R; j++) {", it)
 	g.ind++
-	g.line("acc += (%s)X[xo + j * (%s)]; %s[vo + j * (%s)] = (%s)acc;", sp.accTy, sp.sx, out.c, sp.so, t)
+	g.line("acc %s (%s)X[xo + j * (%s)]; %s[vo + j * (%s)] = (%s)acc;", sp.step, sp.accTy, sp.sx, out.c, sp.so, t)
 	g.epilogue(n, "(vo + j * ("+sp.so+"))")
 	g.ind--
 	g.line("}")

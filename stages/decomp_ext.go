@@ -390,8 +390,6 @@ var extDecompositions = []decomposition{
 		}},
 
 	// Scans, flips, rolls, sorting.
-	{"aten.cumprod", "cumprod(x, d) = prod(where(j <= i, x[j], 1), j)",
-		func(b *builder, a []ir.Arg) ir.Arg { return b.scan(a[0], a[1], a[2], "cumprod") }},
 	{"aten.logcumsumexp", "logcumsumexp(x, d) = m_i + log(sum(exp(where(j <= i, x[j] - m_i, -inf)), j)), m_i = max(x[j], j <= i)",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.scan(a[0], a[1], nil, "logcumsumexp") }},
 	{"aten.flip", "flip(x, dims) = index_select(x, d, arange(n - 1, -1, -1)) for each d",

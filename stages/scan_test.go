@@ -1,16 +1,31 @@
 package stages
 
-import "gcdbg/ir"
+import (
+	"gcdbg/ir"
+	"gcdbg/tensor"
+)
 
-// cumsum's derivative (the reverse cumsum) is gradchecked against float64
-// finite differences like every table entry, along the last and the first
-// dim of a strided input.
+// cumsum's and cumprod's derivatives are gradchecked against float64
+// finite differences like every table entry: along the last and the first
+// dim of a strided input, and for cumprod also rows with no zero, one zero
+// and two zeros (PyTorch's cumprod_backward's three cases).
 func init() {
+	t := ir.Tuple{int64(1), int64(0)}
 	gradCases["cumsum"] = func(gc *gradGraph) {
 		x := gc.rand(3, 4)
-		t := ir.Tuple{int64(1), int64(0)}
 		a := gc.call("cumsum", x, int64(1))
 		b := gc.call("cumsum", gc.call("permute", x, t), int64(0))
 		gc.output(gc.call("mul", a, gc.call("permute", b, t)))
+	}
+	gradCases["cumprod"] = func(gc *gradGraph) {
+		x := gc.rand(3, 4)
+		a := gc.call("cumprod", x, int64(1))
+		b := gc.call("cumprod", gc.call("permute", x, t), int64(0))
+		z := gc.input(tensor.FromFloats(tensor.Float64, []int{3, 5}, []float64{
+			0.7, -1.3, 0.9, 1.1, -0.4, // no zero
+			0.8, 1.2, 0, -0.6, 1.5, // one zero
+			1.4, 0, 0.5, 0, 0.9, // two zeros
+		}), true)
+		gc.output(gc.call("mul", a, gc.call("permute", b, t)), gc.call("cumprod", z, int64(-1)))
 	}
 }
