@@ -309,23 +309,20 @@ func Totals(outs []Outcome) map[Status]int {
 }
 
 // Regressions returns the ids of passing that did not pass in outs (a listed
-// sample missing from outs counts as a regression only when its OpInfo was run).
+// sample missing from outs counts as a regression only when its OpInfo was
+// run in its dtype).
 func Regressions(outs []Outcome, passing []string) []string {
 	byID := map[string]Outcome{}
 	ran := map[string]bool{}
 	for _, o := range outs {
 		byID[o.ID] = o
-		ran[o.OpInfo] = true
+		ran[o.OpInfo+"/"+o.DType] = true
 	}
 	var bad []string
 	for _, id := range passing {
 		o, ok := byID[id]
 		if !ok {
-			op := id
-			if i := strings.IndexByte(id, '/'); i >= 0 {
-				op = id[:i]
-			}
-			if ran[op] {
+			if i := strings.LastIndexByte(id, '/'); i >= 0 && ran[id[:i]] {
 				bad = append(bad, id+" (no longer exported)")
 			}
 			continue

@@ -230,7 +230,7 @@ func TestRegressionsAndTable(t *testing.T) {
 		{ID: "cos/float32/1", OpInfo: "cos", DType: "float32", Status: Error, Stage: "compiled", Reason: "t.json: stage forward: boom 12"},
 		{ID: "x|y/float32/0", OpInfo: "x|y<script>", DType: "float32", Status: Refused, Stage: "export", Reason: "a\nb|c"},
 	}
-	reg := Regressions(outs, []string{"cos/float32/0", "cos/float32/1", "cos/float32/9", "sin/float32/0"})
+	reg := Regressions(outs, []string{"cos/float32/0", "cos/float32/1", "cos/float32/9", "sin/float32/0", "cos/int64/0"})
 	if len(reg) != 2 || !strings.HasPrefix(reg[0], "cos/float32/1: error") || !strings.Contains(reg[1], "cos/float32/9 (no longer exported)") {
 		t.Errorf("regressions %q", reg)
 	}

@@ -173,13 +173,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 			for _, id := range conformance.PassingIDs(outs) {
 				keep[id] = true
 			}
-			// ids of OpInfos this run did not cover stay listed
+			// ids of OpInfos and dtypes this run did not cover stay listed
 			ran := map[string]bool{}
 			for _, o := range outs {
-				ran[o.OpInfo] = true
+				ran[o.OpInfo+"/"+o.DType] = true
 			}
 			for _, id := range ids {
-				if op, _, _ := strings.Cut(id, "/"); !ran[op] {
+				if i := strings.LastIndexByte(id, '/'); i < 0 || !ran[id[:i]] {
 					keep[id] = true
 				}
 			}
