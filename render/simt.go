@@ -88,13 +88,22 @@ func (r *renderer) simtProgram() (*Source, error) {
 	line := strings.Count(head.String(), "\n") + 1
 	var ks []compiler.KernelSpec
 	for ki, k := range r.kernels {
-		if isFallback(k) {
-			step, err := r.fallback(k)
+		ext := hostOnlyExtern(k)
+		if isFallback(k) || ext != nil {
+			fk := k
+			if ext != nil {
+				fk = &loopir.Kernel{Name: k.Name, Nodes: []*loopir.Node{ext}}
+			}
+			step, err := r.fallback(fk)
 			if err != nil {
 				return nil, fmt.Errorf("kernel %d (%s): %w", ki, k.Name, err)
 			}
 			r.man.Steps = append(r.man.Steps, step)
-			continue
+			if ext == nil || len(k.Nodes) == 1 {
+				continue
+			}
+			// the extern's epilogue members run as their own kernel
+			k = &loopir.Kernel{Name: k.Name, Nodes: without(k.Nodes, ext)}
 		}
 		g := &simtGen{kernelGen: newKernelGen(r, ki, k)}
 		code, err := g.render()
@@ -267,4 +276,23 @@ func (g *simtGen) emitOne(n *loopir.Node, vars map[string]string, tmps map[strin
 		g.line("if (lid == 0) %s[%s] = %s;", mem.c, g.expr(st.Index, vars, tmps), v.c)
 	}
 	g.remember(n.Name, v)
+}
+
+// hostOnlyExtern is the kernel's extern node that has C code (conv.go) but
+// no SIMT code: convolution backward and pooling. GPU dialects run it as
+// an eager fallback step on the host, as they did before the C dialect
+// compiled it.
+func hostOnlyExtern(k *loopir.Kernel) *loopir.Node {
+	for _, n := range k.Nodes {
+		if n.Kind == loopir.Extern && hostOnlyOps[n.Op] {
+			return n
+		}
+	}
+	return nil
+}
+
+var hostOnlyOps = map[string]bool{
+	"conv2d_backward_input": true, "conv2d_backward_weight": true,
+	"max_pool2d": true, "max_pool2d_backward": true, "avg_pool2d": true, "avg_pool2d_backward": true,
+	"adaptive_avg_pool2d": true, "adaptive_avg_pool2d_backward": true,
 }
