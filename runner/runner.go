@@ -53,6 +53,10 @@ type GraphResult struct {
 	// whose result already differs from the stage before it (package
 	// bisect): where to look.
 	FirstDifference string `json:"first_difference,omitempty"`
+	// Stopped says where the pipeline stopped for this graph when a stage
+	// of the compiled back end failed: the values above are then the graph
+	// stages' under the interpreter (--device eager).
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // OutputResult compares one output.
@@ -115,6 +119,9 @@ type Options struct {
 func Run(tr *trace.Trace, opt Options) (*Result, error) {
 	units, err := stages.Run(tr, "")
 	if err != nil && !(opt.Device == "eager" && onlyCompiledStagesFailed(units)) {
+		if onlyCompiledStagesFailed(units) {
+			err = fmt.Errorf("%w\n(every graph stage up to the partition was built: --device eager judges those graphs under the interpreter)", err)
+		}
 		return newResult(tr, opt), err
 	}
 	return RunUnits(tr, units, opt)
@@ -149,6 +156,9 @@ func RunUnits(tr *trace.Trace, units []*stages.Unit, opt Options) (*Result, erro
 	res := newResult(tr, opt)
 	for _, u := range units {
 		gr, refs, err := runGraph(tr, u, opt)
+		if u.Failure != nil {
+			gr.Stopped = fmt.Sprintf("stage %s: %v", u.Failure.Stage, u.Failure)
+		}
 		if err == nil && opt.Device == "cpu" {
 			err = addCompiled(tr, u, opt, &gr, refs)
 		} else if err == nil && IsGPU(opt.Device) {

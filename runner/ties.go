@@ -77,7 +77,7 @@ func tieSourceOf(u *stages.Unit, env map[*ir.Node]ir.Value, i int) *tieSource {
 		return nil
 	}
 	x, err := interp.AsTensor(env[xn])
-	if err != nil || !x.DType.IsFloat() {
+	if err != nil {
 		return nil
 	}
 	ts := &tieSource{x: x, dim: -1}

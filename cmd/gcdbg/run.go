@@ -139,6 +139,9 @@ func printRun(w io.Writer, path string, res *runner.Result) {
 			fmt.Fprintf(w, "  buffer %s after the run\n", b.Name)
 			printComparisons(w, &g, b.VsExpected, b.VsEager)
 		}
+		if g.Stopped != "" {
+			fmt.Fprintf(w, "  compiled code: none, the pipeline stopped at %s (values above: the graph stages under the interpreter)\n", g.Stopped)
+		}
 		if g.FirstDifference != "" {
 			fmt.Fprintf(w, "  where to look: %s\n", g.FirstDifference)
 		}
