@@ -15,22 +15,22 @@ func philoxFunc(qual, u64, u32 string) string {
 /* Philox4x32-10 (Salmon et al. 2011): gcdbg's counter-based generator for
    random ops without recorded draws (tensor.PhiloxUniform). */
 QUAL double gcdbg_philox_uniform(double seed_d, double ctr_d) {
-	const U64 seed = (U64)seed_d, c = (U64)ctr_d;
-	U32 c0 = (U32)c, c1 = (U32)(c >> 32), c2 = 0, c3 = 0;
-	U32 k0 = (U32)seed, k1 = (U32)(seed >> 32);
-	for (int r = 0; r < 10; r++) {
-		if (r > 0) {
-			k0 += 0x9E3779B9u;
-			k1 += 0xBB67AE85u;
-		}
-		const U64 p0 = (U64)0xD2511F53u * c0, p1 = (U64)0xCD9E8D57u * c2;
-		const U32 n0 = (U32)(p1 >> 32) ^ c1 ^ k0, n2 = (U32)(p0 >> 32) ^ c3 ^ k1;
-		c1 = (U32)p1;
-		c3 = (U32)p0;
-		c0 = n0;
-		c2 = n2;
-	}
-	return (double)(c0 >> 8) * (1.0 / 16777216.0);
+  const U64 seed = (U64)seed_d, c = (U64)ctr_d;
+  U32 c0 = (U32)c, c1 = (U32)(c >> 32), c2 = 0, c3 = 0;
+  U32 k0 = (U32)seed, k1 = (U32)(seed >> 32);
+  for (int r = 0; r < 10; r++) {
+    if (r > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    const U64 p0 = (U64)0xD2511F53u * c0, p1 = (U64)0xCD9E8D57u * c2;
+    const U32 n0 = (U32)(p1 >> 32) ^ c1 ^ k0, n2 = (U32)(p0 >> 32) ^ c3 ^ k1;
+    c1 = (U32)p1;
+    c3 = (U32)p0;
+    c0 = n0;
+    c2 = n2;
+  }
+  return (double)(c0 >> 8) * (1.0 / 16777216.0);
 }
 `)
 }

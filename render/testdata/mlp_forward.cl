@@ -20,22 +20,22 @@ inline long gcdbg_pow_i64(long b, long e) {
 /* Philox4x32-10 (Salmon et al. 2011): gcdbg's counter-based generator for
    random ops without recorded draws (tensor.PhiloxUniform). */
 inline double gcdbg_philox_uniform(double seed_d, double ctr_d) {
-	const ulong seed = (ulong)seed_d, c = (ulong)ctr_d;
-	uint c0 = (uint)c, c1 = (uint)(c >> 32), c2 = 0, c3 = 0;
-	uint k0 = (uint)seed, k1 = (uint)(seed >> 32);
-	for (int r = 0; r < 10; r++) {
-		if (r > 0) {
-			k0 += 0x9E3779B9u;
-			k1 += 0xBB67AE85u;
-		}
-		const ulong p0 = (ulong)0xD2511F53u * c0, p1 = (ulong)0xCD9E8D57u * c2;
-		const uint n0 = (uint)(p1 >> 32) ^ c1 ^ k0, n2 = (uint)(p0 >> 32) ^ c3 ^ k1;
-		c1 = (uint)p1;
-		c3 = (uint)p0;
-		c0 = n0;
-		c2 = n2;
-	}
-	return (double)(c0 >> 8) * (1.0 / 16777216.0);
+  const ulong seed = (ulong)seed_d, c = (ulong)ctr_d;
+  uint c0 = (uint)c, c1 = (uint)(c >> 32), c2 = 0, c3 = 0;
+  uint k0 = (uint)seed, k1 = (uint)(seed >> 32);
+  for (int r = 0; r < 10; r++) {
+    if (r > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    const ulong p0 = (ulong)0xD2511F53u * c0, p1 = (ulong)0xCD9E8D57u * c2;
+    const uint n0 = (uint)(p1 >> 32) ^ c1 ^ k0, n2 = (uint)(p0 >> 32) ^ c3 ^ k1;
+    c1 = (uint)p1;
+    c3 = (uint)p0;
+    c0 = n0;
+    c2 = n2;
+  }
+  return (double)(c0 >> 8) * (1.0 / 16777216.0);
 }
 
 // kernel 0: buf0 extern mm, buf1 pointwise, buf2 pointwise
