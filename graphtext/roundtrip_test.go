@@ -46,10 +46,19 @@ func TestReadableRoundTrip(t *testing.T) {
 				in := interp.Inputs{}
 				for _, n := range g.Nodes {
 					if n.Op == ir.Placeholder || n.Op == ir.GetAttr {
+						var v ir.Value
 						if td := g.Tensors[n.Target]; td != nil {
-							in[n.Target] = td.T
+							v = td.T
 						} else if n.Meta.HasValue {
-							in[n.Target] = n.Meta.Value
+							v = n.Meta.Value
+						}
+						if v != nil {
+							in[n.Target] = v
+							if n.Op == ir.Placeholder {
+								// Readable names an input by its node name
+								// (input_1 for the target input).
+								in[n.Name] = v
+							}
 						}
 					}
 				}

@@ -141,6 +141,16 @@ func canonicalFor(n *ir.Node) (*ir.OpDef, alias, bool) {
 			}
 		}
 	}
+	// aten.X without an overload is gcdbg's canonical op X when there is
+	// one: what the Readable printer (gcdbg dump) writes, so that its text
+	// reads back as the same graph. PyTorch's own aten op is spelled
+	// torch.ops.aten.X.overload (or aten.X.overload); the two differ where
+	// the canonical schema follows torch.nn.functional (embedding).
+	if n.Op == ir.CallFunction && strings.HasPrefix(n.Target, "aten.") && !strings.Contains(n.Target[len("aten."):], ".") {
+		if d := ir.Lookup(n.Target); d != nil {
+			return d, alias{Op: base}, true
+		}
+	}
 	if al, ok := aliases[key]; ok {
 		if d := ir.Lookup("aten." + al.Op); d != nil {
 			return d, al, true
@@ -220,6 +230,9 @@ func normalize(u *Unit) (err error) {
 
 func (nz *normalizer) fresh(base string) string {
 	base = strings.NewReplacer(".", "_", "-", "_").Replace(base)
+	if base != "" && base[0] >= '0' && base[0] <= '9' {
+		base = "_" + base // a Python identifier, as torch.fx names nn.Sequential's "0.weight"
+	}
 	name := base
 	for i := 1; nz.names[name]; i++ {
 		name = fmt.Sprintf("%s_%d", base, i)
