@@ -10,6 +10,7 @@ build:
 
 # The test command CI runs (README.md names it).
 test:
+	bash tools/test-deps.sh
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 
