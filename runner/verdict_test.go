@@ -35,7 +35,22 @@ func TestNoFalseAlarmOnPyTorchRounding(t *testing.T) {
 	for _, name := range []string{"wide_softmax", "softmax_sum"} {
 		t.Run(name, func(t *testing.T) {
 			tr, _ := loadUnits(t, "../verdict/testdata/"+name+".json")
-			res, err := Run(tr, Options{Runs: 1, Device: "eager"})
+			devices := []string{"eager"}
+			if _, why := DefaultDevice(); why == "" {
+				devices = append(devices, "cpu") // the compiled kernels too
+			}
+			for _, device := range devices {
+				judgeNoFalseAlarm(t, name, tr, device)
+			}
+		})
+	}
+}
+
+func judgeNoFalseAlarm(t *testing.T, name string, tr *trace.Trace, device string) {
+	t.Helper()
+	{
+		{
+			res, err := Run(tr, Options{Runs: 1, Device: device})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +60,7 @@ func TestNoFalseAlarmOnPyTorchRounding(t *testing.T) {
 			}
 			for _, j := range []*verdict.Judgement{g.Outputs[0].VsExpected, g.Outputs[0].VsEager, g.Grads[0].VsExpected, g.Grads[0].VsEager} {
 				if !j.Match {
-					t.Errorf("false alarm: %s", j.Detail())
+					t.Errorf("%s: false alarm: %s", device, j.Detail())
 				}
 				if j.Multiplier == 0 || j.Reference != "gcdbg eager float64" {
 					t.Errorf("the verdict must come from the float64 reference with its numbers: %+v", j)
@@ -58,7 +73,7 @@ func TestNoFalseAlarmOnPyTorchRounding(t *testing.T) {
 			if name == "softmax_sum" && gj.MaxAbsErr < 1e-7 {
 				t.Errorf("test premise: PyTorch's gradient is rounding noise well above the truth (max abs err %g)", gj.MaxAbsErr)
 			}
-		})
+		}
 	}
 }
 
