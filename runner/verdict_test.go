@@ -48,32 +48,28 @@ func TestNoFalseAlarmOnPyTorchRounding(t *testing.T) {
 
 func judgeNoFalseAlarm(t *testing.T, name string, tr *trace.Trace, device string) {
 	t.Helper()
-	{
-		{
-			res, err := Run(tr, Options{Runs: 1, Device: device})
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := res.Graphs[0]
-			if len(g.Grads) != 1 || g.Grads[0].VsExpected == nil {
-				t.Fatalf("want one grad compared with PyTorch: %+v", g.Grads)
-			}
-			for _, j := range []*verdict.Judgement{g.Outputs[0].VsExpected, g.Outputs[0].VsEager, g.Grads[0].VsExpected, g.Grads[0].VsEager} {
-				if !j.Match {
-					t.Errorf("%s: false alarm: %s", device, j.Detail())
-				}
-				if j.Multiplier == 0 || j.Reference != "gcdbg eager float64" {
-					t.Errorf("the verdict must come from the float64 reference with its numbers: %+v", j)
-				}
-			}
-			gj := g.Grads[0].VsExpected
-			if gj.Check == nil || !gj.Check.Agree {
-				t.Errorf("the reference agrees with PyTorch up to rounding: %+v", gj.Check)
-			}
-			if name == "softmax_sum" && gj.MaxAbsErr < 1e-7 {
-				t.Errorf("test premise: PyTorch's gradient is rounding noise well above the truth (max abs err %g)", gj.MaxAbsErr)
-			}
+	res, err := Run(tr, Options{Runs: 1, Device: device})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.Graphs[0]
+	if len(g.Grads) != 1 || g.Grads[0].VsExpected == nil {
+		t.Fatalf("want one grad compared with PyTorch: %+v", g.Grads)
+	}
+	for _, j := range []*verdict.Judgement{g.Outputs[0].VsExpected, g.Outputs[0].VsEager, g.Grads[0].VsExpected, g.Grads[0].VsEager} {
+		if !j.Match {
+			t.Errorf("%s: false alarm: %s", device, j.Detail())
 		}
+		if j.Multiplier == 0 || j.Reference != "gcdbg eager float64" {
+			t.Errorf("the verdict must come from the float64 reference with its numbers: %+v", j)
+		}
+	}
+	gj := g.Grads[0].VsExpected
+	if gj.Check == nil || !gj.Check.Agree {
+		t.Errorf("the reference agrees with PyTorch up to rounding: %+v", gj.Check)
+	}
+	if name == "softmax_sum" && gj.MaxAbsErr < 1e-7 {
+		t.Errorf("test premise: PyTorch's gradient is rounding noise well above the truth (max abs err %g)", gj.MaxAbsErr)
 	}
 }
 
