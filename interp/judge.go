@@ -19,8 +19,8 @@ type Refs struct {
 // Value is a graph output value.
 type Value = ir.Value
 
-// noiseSeed makes the simulated float32 rounding reproducible.
-const noiseSeed = 0x6763646267
+// NoiseSeed makes the simulated float32 rounding reproducible run to run.
+const NoiseSeed = 0x6763646267
 
 // RunRefs runs g with override natively, in float64 and in float64 with
 // simulated float32 rounding. An error is the native run's.
@@ -31,7 +31,7 @@ func RunRefs(g *ir.Graph, override Inputs) (*Refs, error) {
 	}
 	r := &Refs{Native: native}
 	if r.F64, r.F64Err = RunWith(g, override, Options{Precision: Float64}); r.F64Err == nil {
-		r.Noise, _ = RunWith(g, override, Options{Precision: Float64Noise, Seed: noiseSeed})
+		r.Noise, _ = RunWith(g, override, Options{Precision: Float64Noise, Seed: NoiseSeed})
 	}
 	return r, nil
 }
@@ -47,11 +47,7 @@ func (r *Refs) Judge(i int, got *tensor.Tensor) verdict.Judgement {
 	if r.F64Err != nil {
 		note = r.F64Err.Error()
 	}
-	base := []verdict.Baseline{{Name: "gcdbg eager " + native.DType.String(), T: native}}
-	if noise != nil {
-		base = append(base, verdict.Baseline{Name: "simulated float32 rounding", T: noise})
-	}
-	return verdict.Judge(verdict.Input{Result: got, Against: native, Ref64: f64, RefNote: note, Baselines: base})
+	return verdict.Judge(verdict.Input{Result: got, Against: native, Ref64: f64, RefNote: note, Baselines: verdict.Baselines(nil, native, noise)})
 }
 
 func pickTensor(vs []Value, i int) *tensor.Tensor {

@@ -8,6 +8,7 @@ import (
 	"gcdbg/stages"
 	"gcdbg/tensor"
 	"gcdbg/trace"
+	"gcdbg/verdict"
 )
 
 // A mismatch names where to look: the first stage whose result already
@@ -17,22 +18,9 @@ import (
 
 // graphMatches reports whether every comparison of gr matched.
 func graphMatches(gr *GraphResult) bool {
-	for _, o := range gr.Outputs {
-		if !matches(o.VsExpected) || !matches(o.VsEager) {
-			return false
-		}
-	}
-	for _, g := range gr.Grads {
-		if !matches(g.VsExpected) || !matches(g.VsEager) {
-			return false
-		}
-	}
-	for _, b := range gr.Buffers {
-		if !matches(b.VsExpected) || !matches(b.VsEager) {
-			return false
-		}
-	}
-	return true
+	ok := true
+	gr.Judgements(func(_, _ string, j *verdict.Judgement) { ok = ok && j.Match })
+	return ok
 }
 
 // locate fills gr.FirstDifference for a graph that mismatched.

@@ -24,9 +24,6 @@ type references struct {
 	initial map[string]*tensor.Tensor
 }
 
-// noiseSeed makes the simulated rounding reproducible run to run.
-const noiseSeed = 0x6763646267
-
 func newReferences(u *stages.Unit) (*references, error) {
 	native, err := u.RunReference(interp.Options{})
 	if err != nil {
@@ -39,7 +36,7 @@ func newReferences(u *stages.Unit) (*references, error) {
 		}
 	}
 	if r.f64, r.f64Err = u.RunReference(interp.Options{Precision: interp.Float64}); r.f64Err == nil {
-		r.noise, _ = u.RunReference(interp.Options{Precision: interp.Float64Noise, Seed: noiseSeed})
+		r.noise, _ = u.RunReference(interp.Options{Precision: interp.Float64Noise, Seed: interp.NoiseSeed})
 	}
 	return r, nil
 }
@@ -122,16 +119,7 @@ func (r *references) judge(w what, got *tensor.Tensor) (vsExpected, vsEager *ver
 	} else if f64 == nil {
 		note = "the float64 run has no such value"
 	}
-	var base []verdict.Baseline
-	if pt != nil {
-		base = append(base, verdict.Baseline{Name: "PyTorch float32", T: pt})
-	}
-	if native != nil {
-		base = append(base, verdict.Baseline{Name: "gcdbg eager " + native.DType.String(), T: native})
-	}
-	if noise != nil {
-		base = append(base, verdict.Baseline{Name: "simulated float32 rounding", T: noise})
-	}
+	base := verdict.Baselines(pt, native, noise)
 	if pt != nil {
 		j := verdict.Judge(verdict.Input{Result: got, Against: pt, Ref64: f64, RefNote: note, Baselines: base,
 			Independent: pt, Noise: noise})
@@ -270,58 +258,55 @@ func tensorsToValues(ts []*tensor.Tensor) []ir.Value {
 	return vs
 }
 
+// Judgements calls fn for every comparison made in g, in order: outputs,
+// grads, buffers, each vs PyTorch (when compared) then vs eager. what is
+// "output 0", "grad of fc.weight" or "buffer bn.running_mean"; against is
+// "vs PyTorch" or "vs eager". Every view that lists or counts verdicts
+// walks them through here.
+func (g *GraphResult) Judgements(fn func(what, against string, j *verdict.Judgement)) {
+	each := func(what string, vsExpected, vsEager *verdict.Judgement) {
+		if vsExpected != nil {
+			fn(what, "vs PyTorch", vsExpected)
+		}
+		if vsEager != nil {
+			fn(what, "vs eager", vsEager)
+		}
+	}
+	for _, o := range g.Outputs {
+		each(fmt.Sprintf("output %d", o.Index), o.VsExpected, o.VsEager)
+	}
+	for _, gd := range g.Grads {
+		each("grad of "+gd.Name, gd.VsExpected, gd.VsEager)
+	}
+	for _, b := range g.Buffers {
+		each("buffer "+b.Name, b.VsExpected, b.VsEager)
+	}
+}
+
 // Summary is the run's verdict in a few words for one-line views (watch
-// mode): "values match" or "MISMATCH: grad of fc.weight vs PyTorch ✗ rmse
-// 3.1e-03 > 6.8e-07" (the first failing comparison, and how many fail).
+// mode): "values match" or "MISMATCH: g0 grad of fc.weight vs PyTorch ✗
+// rmse 3.1e-03 > 6.8e-07" (the first failing comparison, and how many fail).
 func (res *Result) Summary() string {
 	if res.OK {
 		return "values match"
 	}
 	first, n := "", 0
-	note := func(what string, cs ...*verdict.Judgement) {
-		for i, c := range cs {
-			if c != nil && !c.Match {
-				n++
-				if first == "" {
-					first = fmt.Sprintf("%s %s %s", what, [...]string{"vs PyTorch", "vs eager"}[i], c.Short())
-				}
+	for i := range res.Graphs {
+		g := &res.Graphs[i]
+		g.Judgements(func(what, against string, j *verdict.Judgement) {
+			if j.Match {
+				return
 			}
-		}
-	}
-	for _, g := range res.Graphs {
-		for _, o := range g.Outputs {
-			note(fmt.Sprintf("%s output %d", g.Name, o.Index), o.VsExpected, o.VsEager)
-		}
-		for _, gd := range g.Grads {
-			note(fmt.Sprintf("%s grad of %s", g.Name, gd.Name), gd.VsExpected, gd.VsEager)
-		}
-		for _, b := range g.Buffers {
-			note(fmt.Sprintf("%s buffer %s", g.Name, b.Name), b.VsExpected, b.VsEager)
-		}
+			n++
+			if first == "" {
+				first = fmt.Sprintf("%s %s %s %s", g.Name, what, against, j.Short())
+			}
+		})
 	}
 	if n > 1 {
 		return fmt.Sprintf("MISMATCH: %s (and %d more)", first, n-1)
 	}
 	return "MISMATCH: " + first
-}
-
-// ComparedWithPyTorch reports whether any value was compared with
-// PyTorch's (the trace held expected values): views claim a PyTorch
-// comparison only then.
-func (res *Result) ComparedWithPyTorch() bool {
-	for _, g := range res.Graphs {
-		for _, o := range g.Outputs {
-			if o.VsExpected != nil {
-				return true
-			}
-		}
-		for _, gd := range g.Grads {
-			if gd.VsExpected != nil {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // Coverage says what the run compared: how many outputs, grads and
@@ -368,3 +353,6 @@ func (res *Result) Coverage() string {
 	}
 	return "compared with PyTorch: " + strings.Join(parts, ", ") + "; every value against gcdbg's float64 reference"
 }
+
+// matches is a comparison's verdict; nil (not compared) is no mismatch.
+func matches(c *verdict.Judgement) bool { return c == nil || c.Match }

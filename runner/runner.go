@@ -170,15 +170,7 @@ func RunUnits(tr *trace.Trace, units []*stages.Unit, opt Options) (*Result, erro
 		if opt.Device == "cpu" || opt.Device == "eager" || opt.Device == "" {
 			locate(tr, u, opt, &gr)
 		}
-		for _, o := range gr.Outputs {
-			res.OK = res.OK && matches(o.VsExpected) && matches(o.VsEager)
-		}
-		for _, g := range gr.Grads {
-			res.OK = res.OK && matches(g.VsExpected) && matches(g.VsEager)
-		}
-		for _, b := range gr.Buffers {
-			res.OK = res.OK && matches(b.VsExpected) && matches(b.VsEager)
-		}
+		res.OK = res.OK && graphMatches(&gr)
 		res.Graphs = append(res.Graphs, gr)
 	}
 	return res, nil
@@ -191,8 +183,6 @@ func newResult(tr *trace.Trace, opt Options) *Result {
 	}
 	return res
 }
-
-func matches(c *verdict.Judgement) bool { return c == nil || c.Match }
 
 func runGraph(tr *trace.Trace, u *stages.Unit, opt Options) (GraphResult, *references, error) {
 	name := u.Captured.Name

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"math"
+	"slices"
 
 	"gcdbg/interp"
 	"gcdbg/ir"
@@ -168,21 +169,9 @@ func (ts *tieSource) equivalentIndices(got, want *tensor.Tensor) bool {
 // relaxTies turns an index mismatch that is only a different choice among
 // ties into a match that says so.
 func relaxTies(j *verdict.Judgement, ts *tieSource, got, want *tensor.Tensor) {
-	if j == nil || j.Match || want == nil || !sameShape(got.Shape, want.Shape) || !ts.equivalentIndices(got, want) {
+	if j == nil || j.Match || want == nil || !slices.Equal(got.Shape, want.Shape) || !ts.equivalentIndices(got, want) {
 		return
 	}
 	j.Match, j.Why = true, ""
 	j.Reference = "indices equal up to ties: they select equal values from the op's input (PyTorch leaves the order of equal elements unspecified)"
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -269,7 +269,7 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 		if n.Meta.Tensor != nil {
 			want = n.Meta.Tensor.Shape.Sizes()
 		}
-		if !equalInts(rec.Shape, want) {
+		if !sameInts(rec.Shape, want) {
 			return nil, nil, fmt.Errorf("expected.random[%q]: recorded draw has shape %v, the node's value %v", name, rec.Shape, want)
 		}
 		if dropout && rec.DType != tensor.Bool {
@@ -388,8 +388,6 @@ func sameMap(a, b map[string]*ir.TensorData) bool {
 	delete(a, probe)
 	return same
 }
-
-func equalInts(a, b []int) bool { return sameInts(a, b) }
 
 // RandomDraws lists the random nodes of the unit's graph and where their
 // numbers come from. When any is not Replayed, gcdbg drew its own numbers

@@ -382,7 +382,7 @@ func PointwiseLoss(op string, input, target, weight, posWeight *Tensor, reductio
 			return nil, err
 		}
 	}
-	if op != "kl_div" && !sameShape(input.Shape, target.Shape) {
+	if op != "kl_div" && !equalInts(input.Shape, target.Shape) {
 		if op == "binary_cross_entropy" || op == "binary_cross_entropy_with_logits" {
 			return nil, fmt.Errorf("Using a target size (%v) that is different to the input size (%v) is deprecated. Please ensure they have the same size.", target.Shape, input.Shape)
 		}
@@ -491,16 +491,4 @@ func PointwiseLoss(op string, input, target, weight, posWeight *Tensor, reductio
 		return nnFromData(l.DType, nil, []float64{s}), nil
 	}
 	return nil, fmt.Errorf("%s is not a valid value for reduction", reduction)
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -244,37 +244,13 @@ func cmp(j *verdict.Judgement) string {
 	return styles.bad.Render(j.Short())
 }
 
-// passLine is the run's verdict line: it claims a comparison with PyTorch
-// only when the trace held PyTorch's values.
-func passLine(res *runner.Result) string {
-	if !res.OK {
-		return styles.bad.Render("FAIL: some values differ (see ✗ and the details below)")
-	}
-	if res.ComparedWithPyTorch() {
-		return styles.ok.Render("PASS: every output, gradient and buffer matches PyTorch and gcdbg's float64 reference")
-	}
-	return styles.ok.Render("PASS vs gcdbg's float64 reference · vs PyTorch: no reference in this trace, nothing compared")
-}
-
 // mismatchDetails are the Detail lines of the failing comparisons.
 func mismatchDetails(g *runner.GraphResult) []string {
 	var out []string
-	add := func(what string, cs ...*verdict.Judgement) {
-		for i, c := range cs {
-			if c != nil && !c.Match {
-				against := [...]string{"vs PyTorch", "vs eager"}[i]
-				out = append(out, fmt.Sprintf("✗ %s %s: %s", what, against, c.Detail()))
-			}
+	g.Judgements(func(what, against string, j *verdict.Judgement) {
+		if !j.Match {
+			out = append(out, fmt.Sprintf("✗ %s %s: %s", what, against, j.Detail()))
 		}
-	}
-	for _, o := range g.Outputs {
-		add(fmt.Sprintf("output %d", o.Index), o.VsExpected, o.VsEager)
-	}
-	for _, gr := range g.Grads {
-		add("grad "+gr.Name, gr.VsExpected, gr.VsEager)
-	}
-	for _, b := range g.Buffers {
-		add("buffer "+b.Name, b.VsExpected, b.VsEager)
-	}
+	})
 	return out
 }

@@ -32,6 +32,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -146,6 +147,24 @@ type Baseline struct {
 	T    *tensor.Tensor
 }
 
+// Baselines are the float32 computations baseline_rmse is the largest
+// distance of: PyTorch's recorded result, gcdbg's eager run in the graph's
+// dtype and gcdbg's float64 run with simulated float32 rounding; nil ones
+// are left out.
+func Baselines(pytorch, native, noise *tensor.Tensor) []Baseline {
+	var bs []Baseline
+	if pytorch != nil {
+		bs = append(bs, Baseline{Name: "PyTorch float32", T: pytorch})
+	}
+	if native != nil {
+		bs = append(bs, Baseline{Name: "gcdbg eager " + native.DType.String(), T: native})
+	}
+	if noise != nil {
+		bs = append(bs, Baseline{Name: "simulated float32 rounding", T: noise})
+	}
+	return bs
+}
+
 // Input is what one judgement compares.
 type Input struct {
 	// Result is R, what is judged.
@@ -206,7 +225,7 @@ func Judge(in Input) Judgement {
 	if r == nil || a == nil {
 		return Judgement{Why: "no tensor to compare"}
 	}
-	if !sameShape(r.Shape, a.Shape) {
+	if !slices.Equal(r.Shape, a.Shape) {
 		return Judgement{MaxAbsErr: math.MaxFloat64, MaxRelErr: math.MaxFloat64,
 			Why: fmt.Sprintf("shape %v, expected %v", r.Shape, a.Shape)}
 	}
@@ -254,7 +273,7 @@ func Judge(in Input) Judgement {
 	}
 	if pick >= 0 && (worstD > 0 || nonFinite >= 0) {
 		e := &Element{Index: unravel(pick, r.Shape), Got: Num(r.Flat(pick)), Want: Num(a.Flat(pick))}
-		if in.Ref64 != nil && sameShape(in.Ref64.Shape, r.Shape) {
+		if in.Ref64 != nil && slices.Equal(in.Ref64.Shape, r.Shape) {
 			v := Num(in.Ref64.Flat(pick))
 			e.Ref = &v
 		}
@@ -276,7 +295,7 @@ func Judge(in Input) Judgement {
 	}
 	f := in.Ref64
 	j.Reference = "gcdbg eager float64"
-	if f == nil || !sameShape(f.Shape, r.Shape) {
+	if f == nil || !slices.Equal(f.Shape, r.Shape) {
 		f = a
 		j.Reference = "none in float64"
 		if in.RefNote != "" {
@@ -291,7 +310,7 @@ func Judge(in Input) Judgement {
 	j.WorstErr = maxErr(r, f, r, a)
 	var names []string
 	for _, b := range in.Baselines {
-		if b.T == nil || !sameShape(b.T.Shape, r.Shape) {
+		if b.T == nil || !slices.Equal(b.T.Shape, r.Shape) {
 			continue
 		}
 		j.BaselineRMSE = math.Max(j.BaselineRMSE, rmse(b.T, f, r, a))
@@ -309,7 +328,7 @@ func Judge(in Input) Judgement {
 		j.Why = joinWhy(j.Why, fmt.Sprintf("worst element error %.3g vs the float64 reference exceeds %g × the baseline's worst %.3g + floor %.3g",
 			j.WorstErr, j.Multiplier, j.BaselineWorstErr, j.Floor))
 	}
-	if in.Independent != nil && in.Ref64 != nil && sameShape(in.Independent.Shape, r.Shape) && in.Independent.DType.IsFloat() {
+	if in.Independent != nil && in.Ref64 != nil && slices.Equal(in.Independent.Shape, r.Shape) && in.Independent.DType.IsFloat() {
 		rc := &RefCheck{Multiplier: RefMultiplier, Floor: refFloor*rmsF + absFloor}
 		rc.RMSE = rmse(in.Independent, f, r, a)
 		rc.WorstErr = maxErr(in.Independent, f, r, a)
@@ -321,7 +340,7 @@ func Judge(in Input) Judgement {
 			}
 		}
 		for _, x := range noise {
-			if x != nil && sameShape(x.Shape, r.Shape) {
+			if x != nil && slices.Equal(x.Shape, r.Shape) {
 				rc.NoiseRMSE = math.Max(rc.NoiseRMSE, rmse(x, f, r, a))
 				rc.NoiseWorstErr = math.Max(rc.NoiseWorstErr, maxErr(x, f, r, a))
 			}
@@ -417,18 +436,6 @@ func rms(f *tensor.Tensor, masks ...*tensor.Tensor) float64 {
 func allFinite(i int, ts []*tensor.Tensor) bool {
 	for _, t := range ts {
 		if t != nil && !finite(t.Flat(i)) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
 			return false
 		}
 	}
