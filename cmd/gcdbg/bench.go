@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"gcdbg/compiler"
+	"gcdbg/exporter"
 	"gcdbg/runner"
 	"gcdbg/verdict"
 )
@@ -273,15 +274,16 @@ type torchServer struct {
 	in   io.WriteCloser
 	out  *bufio.Reader
 	last string // the "how" of the last reply
+	tmp  string // the embedded script's temporary copy, removed on close
 }
 
 func startTorch(stderr io.Writer) *torchServer {
 	if exec.Command(python, "-c", "import torch").Run() != nil {
 		return nil
 	}
-	script := filepath.Join("exporter", "bench_eager.py")
-	if _, err := os.Stat(script); err != nil {
-		fmt.Fprintf(stderr, "gcdbg bench: %s not found (run from the repository): PyTorch timings are the recorded ones\n", script)
+	script, err := benchScript()
+	if err != nil {
+		fmt.Fprintf(stderr, "gcdbg bench: bench_eager.py: %v: PyTorch timings are the recorded ones\n", err)
 		return nil
 	}
 	cmd := exec.Command(python, script, "--serve")
@@ -299,7 +301,11 @@ func startTorch(stderr io.Writer) *torchServer {
 		fmt.Fprintf(stderr, "gcdbg bench: %s: %v\n", script, err)
 		return nil
 	}
-	return &torchServer{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	ts := &torchServer{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	if script != filepath.Join("exporter", "bench_eager.py") {
+		ts.tmp = script
+	}
+	return ts
 }
 
 // time returns each timed call's ms (forward + backward, summed over the
@@ -356,6 +362,9 @@ func (t *torchServer) how(paths []string) string {
 func (t *torchServer) close() {
 	if t == nil {
 		return
+	}
+	if t.tmp != "" {
+		defer os.Remove(t.tmp)
 	}
 	t.in.Close()
 	done := make(chan struct{})
@@ -417,4 +426,23 @@ func parseFlagsMulti(fs *flag.FlagSet, args []string, stderr io.Writer) ([]strin
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// benchScript is exporter/bench_eager.py: the repository's copy when run
+// from the repository (so edits to it count), else the copy embedded in
+// the binary, written to a temporary file.
+func benchScript() (string, error) {
+	script := filepath.Join("exporter", "bench_eager.py")
+	if _, err := os.Stat(script); err == nil {
+		return script, nil
+	}
+	f, err := os.CreateTemp("", "gcdbg-bench-eager-*.py")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if _, err := f.Write(exporter.BenchEager); err != nil {
+		return "", err
+	}
+	return f.Name(), nil
 }
