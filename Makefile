@@ -23,14 +23,15 @@ fixtures:
 	done
 
 # Every OpInfo sample of the core ATen ops and torch.nn.functional through gcdbg, eager and
-# compiled (docs/conformance.md; needs python3-torch). Fails when a sample of
-# conformance/passing.txt stops passing or anything panics; conformance-update also
-# rewrites that list.
+# compiled (docs/conformance.md; needs python3-torch), merged into the results store
+# conformance/results.tsv, from which the table and passing.txt are remade. Fails when a
+# sample of conformance/passing.txt stops passing or anything panics; conformance-update
+# also accepts such samples (drops them from the list). DTYPES=float32 OPS=a,b narrows it.
 conformance:
-	PY=$(PY) GO=$(GO) bash conformance/run.sh
+	PY=$(PY) GO=$(GO) bash conformance/run.sh --merge $(if $(DTYPES),--dtypes $(DTYPES)) $(if $(OPS),--ops $(OPS))
 
 conformance-update:
-	PY=$(PY) GO=$(GO) bash conformance/run.sh --update
+	PY=$(PY) GO=$(GO) bash conformance/run.sh --merge --update $(if $(DTYPES),--dtypes $(DTYPES)) $(if $(OPS),--ops $(OPS))
 
 # The realistic suite (bench/models, exported into bench/out) against PyTorch
 # eager measured live: the table, gmean and roofline (docs/performance.md).

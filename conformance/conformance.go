@@ -59,6 +59,9 @@ type Outcome struct {
 	// Stage is which run decided it: "export", "eager" or "compiled".
 	Stage  string `json:"stage,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Commit and Date say which gcdbg judged it, when (the results store's columns).
+	Commit string `json:"commit,omitempty"`
+	Date   string `json:"date,omitempty"`
 }
 
 // ReadManifest reads DIR/manifest.jsonl and the shards' DIR/manifest-K-of-N.jsonl.
@@ -312,17 +315,26 @@ func Totals(outs []Outcome) map[Status]int {
 // sample missing from outs counts as a regression only when its OpInfo was
 // run in its dtype).
 func Regressions(outs []Outcome, passing []string) []string {
+	ran := map[Pair]bool{}
+	for _, o := range outs {
+		ran[o.pair()] = true
+	}
+	return RegressionsIn(outs, passing, ran)
+}
+
+// RegressionsIn is Regressions where a listed sample missing from outs
+// counts as a regression only when its OpInfo×dtype is in covered (the pairs
+// the run exported in full).
+func RegressionsIn(outs []Outcome, passing []string, covered map[Pair]bool) []string {
 	byID := map[string]Outcome{}
-	ran := map[string]bool{}
 	for _, o := range outs {
 		byID[o.ID] = o
-		ran[o.OpInfo+"/"+o.DType] = true
 	}
 	var bad []string
 	for _, id := range passing {
 		o, ok := byID[id]
 		if !ok {
-			if i := strings.LastIndexByte(id, '/'); i >= 0 && ran[id[:i]] {
+			if p, ok := idPair(id); ok && covered[p] {
 				bad = append(bad, id+" (no longer exported)")
 			}
 			continue

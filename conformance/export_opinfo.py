@@ -12,8 +12,9 @@ exported: each gets one manifest line refusing it with the reason.
     /usr/bin/python3 conformance/export_opinfo.py -o DIR [--dtypes float32,int64] [--ops relu,cos]
                                                   [--ids FILE] [--shard K/N]
 
-writes DIR/<sample file>.json (+ .safetensors sidecars) and DIR/manifest.jsonl (manifest-K-of-N.jsonl
-for a shard, so shards can run side by side into one DIR), one JSON object
+writes DIR/<sample file>.json (+ .safetensors sidecars), DIR/selection.txt (every selected OpInfo),
+DIR/covered.tsv (the OpInfo x dtype pairs exported in full) and DIR/manifest.jsonl (covered-K-of-N.tsv,
+manifest-K-of-N.jsonl for a shard, so shards can run side by side into one DIR), one JSON object
 per line: {"id", "opinfo", "dtype", "index", "desc", "trace": file} or {..., "refused": reason}.
 A sample id is OPINFO/DTYPE/INDEX, e.g. "nn.functional.relu/float32/3" (OPINFO is the OpInfo's
 name, with ".variant" when it has a variant_test_name); samples are generated under a fixed seed
@@ -184,6 +185,11 @@ def main(argv=None):
         return 0
     if not args.out:
         ap.error("-o DIR is required")
+    k, n = (int(x) for x in args.shard.split("/"))
+    os.makedirs(args.out, exist_ok=True)
+    if k == 1:  # the whole selection, for the table's count of what the store lacks
+        with open(os.path.join(args.out, "selection.txt"), "w", encoding="utf-8") as f:
+            f.write("".join(opinfo_id(o) + "\n" for o in ops))
     want_ops = {s for s in args.ops.split(",") if s}
     want_ids = None
     if args.ids:
@@ -194,11 +200,13 @@ def main(argv=None):
     for d in dtypes:
         if d not in DTYPES:
             ap.error("unknown dtype %r (trace dtypes: %s)" % (d, ", ".join(DTYPES)))
-    k, n = (int(x) for x in args.shard.split("/"))
-    os.makedirs(args.out, exist_ok=True)
     torch.set_num_threads(1)
     mname = "manifest.jsonl" if n == 1 else "manifest-%d-of-%d.jsonl" % (k, n)
     manifest = open(os.path.join(args.out, mname), "w", encoding="utf-8")
+    # covered*.tsv: the OpInfo x dtype pairs exported in full (every sample), so a merge into the
+    # results store drops their samples this run no longer makes; a run of chosen ids covers none
+    covered = open(os.path.join(args.out, "covered" + mname[len("manifest"):-len(".jsonl")] + ".tsv"),
+                   "w", encoding="utf-8")
 
     def emit(rec):
         manifest.write(json.dumps(rec, sort_keys=True) + "\n")
@@ -212,6 +220,8 @@ def main(argv=None):
         if j % n != k - 1:
             continue
         if want_ids is None:
+            covered.write("%s\t\n" % oid)  # the variant lines, which have no dtype
+            covered.write("".join("%s\t%s\n" % (oid, d) for d in dtypes))
             for vid, why in variant_refusals(o, oid):
                 emit({"id": vid, "opinfo": oid, "refused": why})
                 counts["refused"] += 1
@@ -256,6 +266,7 @@ def main(argv=None):
                 counts["refused" if "refused" in rec else "exported"] += 1
                 emit(rec)
     manifest.close()
+    covered.close()
     print("exported %d samples, refused %d (torch %s) into %s"
           % (counts["exported"], counts["refused"], torch.__version__, args.out), file=sys.stderr)
     return 0

@@ -1,18 +1,37 @@
 #!/usr/bin/env bash
 # Conformance on PyTorch's OpInfo samples (docs/conformance.md): export every sample into a
-# temporary directory, judge each with gcdbg (eager, then compiled), write the table and fail
-# when a sample of conformance/passing.txt stops passing or anything panics.
-#   conformance/run.sh [--dtypes float32,...] [--ops a,b] [--ids FILE] [--update] [--md FILE]
-# Environment: PY (default /usr/bin/python3; e.g. a PyTorch 2.6 wrapper), GO (default go), J (jobs, 2).
+# temporary directory, judge each with gcdbg (eager, then compiled), and fail when a sample of
+# conformance/passing.txt that this run judged stops passing, or anything panics.
+#
+#   conformance/run.sh [--dtypes float32,...] [--ops a,b] [--ids FILE] [--merge] [--update] [--md FILE]
+#
+#   --merge   merge this run into the committed results store conformance/results.tsv (one line per
+#             sample: status, stage, reason, gcdbg commit, date), under a lock, then remake
+#             docs/conformance.md (or --md FILE) and conformance/passing.txt from the WHOLE store.
+#             The samples this run judged replace theirs; the samples of an OpInfo x dtype it exported
+#             in full that it no longer makes are dropped; everything else stays as it was judged.
+#             Commit the three files afterwards:
+#               conformance/run.sh --dtypes float32,int64,bool --ops a,b --merge
+#               git add conformance/results.tsv conformance/passing.txt docs/conformance.md
+#               git commit -m "conformance: a, b re-judged" -- conformance/results.tsv conformance/passing.txt docs/conformance.md
+#   --update  (with --merge) accept that listed passing samples this run judged no longer pass (drop them from
+#             passing.txt); without it they stay listed and the check keeps failing.
+#   --md FILE without --merge: the table of this run alone (e.g. /tmp/me.md); nothing else is written.
+#   --ids FILE  only these sample ids (OPINFO/DTYPE/INDEX, one a line).
+# Environment: PY (default /usr/bin/python3; e.g. a PyTorch 2.6 wrapper: such a run cannot merge into
+# the 1.13 store), GO (default go), J (jobs, default 2; J=1 on a shared machine), RESULTS (a JSON file
+# for this run's outcomes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+args="$*"
 PY=${PY:-/usr/bin/python3}
 GO=${GO:-go}
 J=${J:-2}
 dtypes=float32,float64,float16,bfloat16,int64,int32,int8,uint8,bool
 export_args=()
-md=docs/conformance.md
+md=""
 update=()
+merge=()
 note=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -20,12 +39,25 @@ while [ $# -gt 0 ]; do
     --ops) export_args+=(--ops "$2"); note="only OpInfos $2"; shift 2 ;;
     --ids) export_args+=(--ids "$2"); note="only the samples of $2"; shift 2 ;;
     --update) update=(-update-passing); shift ;;
+    --merge) merge=(-store conformance/results.tsv); shift ;;
     --md) md=$2; shift 2 ;;
     *) echo "conformance/run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
+if [ ${#update[@]} -gt 0 ] && [ ${#merge[@]} -eq 0 ]; then
+  echo "conformance/run.sh: --update goes with --merge (passing.txt is made from the results store)" >&2; exit 2
+fi
+if [ ${#merge[@]} -gt 0 ] && [ -z "$md" ]; then
+  md=docs/conformance.md
+fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gcdbg-conformance.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
+# the commit judged: HEAD, with '+' when the working tree has uncommitted source changes
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git status --porcelain -- '*.go' '*.c' '*.h' '*.py' '*.txt' go.mod go.sum ':!conformance/passing.txt' 2>/dev/null)" ]; then
+  commit="$commit+"
+fi
+date=$(date -u +%Y-%m-%dT%H:%MZ)
 $GO build -o "$dir/gcdbg" ./cmd/gcdbg
 torch=$($PY -c 'import torch; print(torch.__version__)')
 pids=()
@@ -35,6 +67,7 @@ for k in $(seq 1 "$J"); do
 done
 for p in "${pids[@]}"; do wait "$p"; done
 "$dir/gcdbg" ops --coverage > "$dir/coverage.txt"
-GCDBG_CACHE_DIR="$dir/cache" $GO run ./conformance/cmd/conformance -dir "$dir" -bin "$dir/gcdbg" -j "$J" -coverage "$dir/coverage.txt" \
-  -md "$md" -passing conformance/passing.txt "${update[@]}" -torch "$torch" -dtypes "$dtypes" \
-  -note "$note" -command "conformance/run.sh $*" -results "${RESULTS:-/dev/null}"
+$GO build -o "$dir/conformance" ./conformance/cmd/conformance
+GCDBG_CACHE_DIR="$dir/cache" "$dir/conformance" -dir "$dir" -bin "$dir/gcdbg" -j "$J" -coverage "$dir/coverage.txt" \
+  -md "$md" -passing conformance/passing.txt "${update[@]}" "${merge[@]}" -torch "$torch" -dtypes "$dtypes" \
+  -note "$note" -command "conformance/run.sh $args" -results "${RESULTS:-/dev/null}" -commit "$commit" -date "$date"

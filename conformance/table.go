@@ -17,6 +17,9 @@ type RunInfo struct {
 	// OutOfScope maps core ATen op names to why gcdbg leaves them out
 	// (`gcdbg ops --coverage`); an OpInfo of such an op says so in its row.
 	OutOfScope map[string]string
+	// Selection is every OpInfo the exporter selects (DIR/selection.txt);
+	// the table names those it has no sample of.
+	Selection []string
 }
 
 // ParseCoverage reads `gcdbg ops --coverage`: the ops marked out of scope,
@@ -106,6 +109,15 @@ func WriteMarkdown(w io.Writer, info RunInfo, outs []Outcome) error {
 	p("**wrong** when gcdbg ran it and something does not match; **refused** when gcdbg (or the exporter)\n")
 	p("does not take an op, argument or variant, with the reason; **failed** when gcdbg stopped with an\n")
 	p("error on a sample it should take, an internal error (panic) or a timeout. Do not edit by hand.\n\n")
+	p("How it is made: every run of `conformance/run.sh --merge` merges the samples it judged into the\n")
+	p("committed results store conformance/results.tsv (one line per sample: status, stage, reason, the\n")
+	p("gcdbg commit and the time that judged it; a lock keeps two merges at once apart), and this table\n")
+	p("and conformance/passing.txt are remade from the whole store. So a partial run updates its own\n")
+	p("rows: `conformance/run.sh --dtypes float32,int64,bool --ops a,b --merge`, then commit\n")
+	p("conformance/results.tsv, conformance/passing.txt and docs/conformance.md. A run fails when a sample\n")
+	p("of passing.txt that it judged no longer passes (the id stays listed until it passes again or\n")
+	p("`--update` accepts it) or when anything panics. The table below says per dtype when and at which\n")
+	p("commits its samples were judged: rows judged at different commits are not one snapshot.\n\n")
 	p("- PyTorch: %s; dtypes: %s\n", mdEscape(info.Torch), mdEscape(strings.Join(info.DTypes, ", ")))
 	if info.Command != "" {
 		p("- command: `%s`\n", strings.ReplaceAll(info.Command, "`", "'"))
@@ -113,11 +125,31 @@ func WriteMarkdown(w io.Writer, info RunInfo, outs []Outcome) error {
 	if info.Note != "" {
 		p("- note: %s\n", mdEscape(info.Note))
 	}
+	if len(info.Selection) > 0 {
+		var missing []string
+		for _, n := range info.Selection {
+			if rows[n] == nil {
+				missing = append(missing, mdEscape(n))
+			}
+		}
+		p("- OpInfos: %d of the selection's %d have samples here", len(info.Selection)-len(missing), len(info.Selection))
+		switch {
+		case len(missing) == 0:
+			p("\n")
+		case len(missing) <= 30:
+			p("; not judged yet: %s\n", strings.Join(missing, ", "))
+		default:
+			p("; %d not judged yet (e.g. %s)\n", len(missing), strings.Join(missing[:10], ", "))
+		}
+	}
 	p("\n## Totals\n\n")
 	p("| samples | passed | wrong | refused | failed (error / panic / timeout) | OpInfos |\n")
 	p("| ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	p("| %d | %d (%s) | %d | %d | %d (%d / %d / %d) | %d |\n\n", total, t[Pass], pct(t[Pass], total),
 		t[Wrong], t[Refused], failed, t[Error], t[Panic], t[Timeout], len(names))
+	if prov := provenance(outs); prov != "" {
+		p("%s\n", prov)
+	}
 	if len(byDType) > 0 {
 		p("| dtype | samples | passed | wrong | refused | failed |\n| --- | ---: | ---: | ---: | ---: | ---: |\n")
 		var dts []string
@@ -140,16 +172,7 @@ func WriteMarkdown(w io.Writer, info RunInfo, outs []Outcome) error {
 	p("| OpInfo | samples | passed | wrong | refused | failed | reasons |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
 	for _, n := range names {
 		r := rows[n]
-		var keys []string
-		for k := range r.reasons {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool {
-			if r.reasons[keys[i]] != r.reasons[keys[j]] {
-				return r.reasons[keys[i]] > r.reasons[keys[j]]
-			}
-			return keys[i] < keys[j]
-		})
+		keys := byCount(r.reasons)
 		var rs []string
 		for i, k := range keys {
 			if i == 3 {
@@ -165,6 +188,90 @@ func WriteMarkdown(w io.Writer, info RunInfo, outs []Outcome) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// provenance says per dtype when and at which gcdbg commits the samples
+// were judged (outcomes from the results store carry both); "" when none do.
+func provenance(outs []Outcome) string {
+	type when struct {
+		first, last string
+		commits     map[string]int
+		n           int
+	}
+	by := map[string]*when{}
+	known := false
+	for _, o := range outs {
+		d := o.DType
+		if d == "" {
+			d = "(no dtype)"
+		}
+		w := by[d]
+		if w == nil {
+			w = &when{commits: map[string]int{}}
+			by[d] = w
+		}
+		w.n++
+		c := o.Commit
+		if c == "" {
+			c = "unknown"
+		} else {
+			known = true
+		}
+		w.commits[c]++
+		if o.Date != "" {
+			known = true
+			if w.first == "" || o.Date < w.first {
+				w.first = o.Date
+			}
+			if o.Date > w.last {
+				w.last = o.Date
+			}
+		}
+	}
+	if !known {
+		return ""
+	}
+	var dts []string
+	for d := range by {
+		dts = append(dts, d)
+	}
+	sort.Strings(dts)
+	var b strings.Builder
+	b.WriteString("Which gcdbg judged each dtype (from conformance/results.tsv; `+` marks a working tree with uncommitted changes):\n\n")
+	b.WriteString("| dtype | samples | judged (UTC) | gcdbg commits (samples) |\n| --- | ---: | --- | --- |\n")
+	for _, d := range dts {
+		w := by[d]
+		cs := byCount(w.commits)
+		var parts []string
+		for i, c := range cs {
+			if i == 6 {
+				parts = append(parts, fmt.Sprintf("%d more", len(cs)-6))
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%s (%d)", mdEscape(c), w.commits[c]))
+		}
+		span := mdEscape(w.first)
+		if w.last != w.first {
+			span += " to " + mdEscape(w.last)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", mdEscape(d), w.n, span, strings.Join(parts, ", "))
+	}
+	return b.String()
+}
+
+// byCount is m's keys, the most counted first (ties by name).
+func byCount(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
 }
 
 func pct(a, n int) string {

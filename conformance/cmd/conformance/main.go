@@ -5,6 +5,10 @@
 //
 //	go run ./conformance/cmd/conformance -dir DIR -bin bin/gcdbg [-j 2] [-md docs/conformance.md]
 //	    [-passing conformance/passing.txt] [-update-passing] [-results out.json]
+//	    [-store conformance/results.tsv -commit C]
+//
+// With -store the run is merged into the results store and the table and
+// the passing list are made from the whole store (conformance/store.go).
 package main
 
 import (
@@ -13,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -32,16 +37,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 120*time.Second, "per run of gcdbg")
 	md := fs.String("md", "", "write the table here (docs/conformance.md)")
 	passing := fs.String("passing", "", "committed list of passing sample ids: fail when one of them does not pass")
-	update := fs.Bool("update-passing", false, "rewrite -passing with the ids that pass now (after checking it)")
+	update := fs.Bool("update-passing", false, "with -store: drop from -passing the listed ids this run judged that do not pass now")
 	results := fs.String("results", "", "write every outcome here as JSON")
 	torch := fs.String("torch", "", "PyTorch version, for the table")
 	dtypes := fs.String("dtypes", "", "dtypes exported, for the table")
 	note := fs.String("note", "", "a note for the table")
 	command := fs.String("command", "make conformance", "the command, for the table")
 	coverage := fs.String("coverage", "", "the output of `gcdbg ops --coverage`: OpInfos of out-of-scope ops say so in the table")
+	store := fs.String("store", "", "merge this run into the results store (conformance/results.tsv), under a lock, and make -md and -passing from the whole store")
+	commit := fs.String("commit", "", "the gcdbg commit judged (for the store; '+' marks uncommitted changes)")
+	date := fs.String("date", "", "when this run judged (for the store; default now, UTC)")
 	var also multiFlag
 	fs.Var(&also, "also", "outcomes of an earlier run (its -results file) to include in the table and the passing check (repeatable)")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *update && *store == "" {
+		fmt.Fprintln(stderr, "conformance: -update-passing needs -store: passing.txt is made from the results store")
+		return 2
+	}
+	if *store != "" && len(also) > 0 {
+		fmt.Fprintln(stderr, "conformance: -also outcomes carry no commit: merge runs into -store instead")
 		return 2
 	}
 	if *dir == "" {
@@ -57,6 +73,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "conformance: gcdbg binary:", err)
 		return 2
 	}
+	if *date == "" {
+		*date = time.Now().UTC().Format("2006-01-02T15:04Z")
+	}
 	outs := make([]conformance.Outcome, len(samples))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -69,6 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			defer wg.Done()
 			for i := range next {
 				outs[i] = conformance.Judge(*bin, *dir, samples[i], *timeout)
+				outs[i].Commit, outs[i].Date = *commit, *date
 				mu.Lock()
 				done++
 				if done%200 == 0 {
@@ -123,34 +143,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	if *md != "" {
-		f, err := os.Create(*md)
-		if err == nil {
-			var ds []string
-			for _, d := range strings.Split(*dtypes, ",") {
-				if d = strings.TrimSpace(d); d != "" {
-					ds = append(ds, d)
-				}
-			}
-			info := conformance.RunInfo{Torch: *torch, DTypes: ds, Command: *command, Note: *note}
-			if *coverage != "" {
-				text, rerr := os.ReadFile(*coverage)
-				if rerr != nil {
-					fmt.Fprintln(stderr, "conformance:", rerr)
-					return 2
-				}
-				info.OutOfScope = conformance.ParseCoverage(string(text))
-			}
-			err = conformance.WriteMarkdown(f, info, outs)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, "conformance:", err)
-			return 2
-		}
-	}
 	rc := 0
 	for _, o := range outs {
 		if o.Status == conformance.Panic {
@@ -158,45 +150,117 @@ func run(args []string, stdout, stderr io.Writer) int {
 			rc = 1
 		}
 	}
+	var old []string
 	if *passing != "" {
-		ids, err := conformance.ReadIDs(*passing)
-		if err != nil && !(os.IsNotExist(err) && *update) {
+		old, err = conformance.ReadIDs(*passing)
+		if err != nil && !os.IsNotExist(err) {
 			fmt.Fprintln(stderr, "conformance:", err)
 			return 2
 		}
-		for _, r := range conformance.Regressions(outs, ids) {
+	}
+	table := outs // what the table shows: this run, or the whole store
+	info := conformance.RunInfo{Torch: *torch, Command: *command, Note: *note}
+	for _, d := range strings.Split(*dtypes, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			info.DTypes = append(info.DTypes, d)
+		}
+	}
+	if *coverage != "" {
+		text, rerr := os.ReadFile(*coverage)
+		if rerr != nil {
+			fmt.Fprintln(stderr, "conformance:", rerr)
+			return 2
+		}
+		info.OutOfScope = conformance.ParseCoverage(string(text))
+	}
+	if *store == "" {
+		if *passing != "" {
+			for _, r := range conformance.Regressions(outs, old) {
+				fmt.Fprintln(stdout, "REGRESSION", r)
+				rc = 1
+			}
+		}
+		if err := writeTable(*md, info, table); err != nil {
+			fmt.Fprintln(stderr, "conformance:", err)
+			return 2
+		}
+		return rc
+	}
+	// Merge into the store: read, merge and write it, the table and the
+	// passing list under one lock, so two runs merging at once both land.
+	covered, err := conformance.ReadCovered(*dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "conformance:", err)
+		return 2
+	}
+	if *passing != "" {
+		for _, r := range conformance.RegressionsIn(outs, old, covered) {
 			fmt.Fprintln(stdout, "REGRESSION", r)
 			rc = 1
 		}
-		if *update {
-			keep := map[string]bool{}
-			for _, id := range conformance.PassingIDs(outs) {
-				keep[id] = true
-			}
-			// ids of OpInfos and dtypes this run did not cover stay listed
-			ran := map[string]bool{}
-			for _, o := range outs {
-				ran[o.OpInfo+"/"+o.DType] = true
-			}
-			for _, id := range ids {
-				if i := strings.LastIndexByte(id, '/'); i < 0 || !ran[id[:i]] {
-					keep[id] = true
-				}
-			}
-			var all []string
-			for id := range keep {
-				all = append(all, id)
-			}
-			sort.Strings(all)
-			text := "# Sample ids that pass conformance (docs/conformance.md); `make conformance` fails when one stops passing.\n" +
-				"# Regenerated by `make conformance-update`.\n" + strings.Join(all, "\n") + "\n"
-			if err := os.WriteFile(*passing, []byte(text), 0o644); err != nil {
-				fmt.Fprintln(stderr, "conformance:", err)
-				return 2
-			}
+	}
+	unlock, err := conformance.LockStore(*store)
+	if err != nil {
+		fmt.Fprintln(stderr, "conformance:", err)
+		return 2
+	}
+	defer unlock()
+	st, err := conformance.ReadStore(*store)
+	if err != nil {
+		fmt.Fprintln(stderr, "conformance:", err)
+		return 2
+	}
+	if st.Torch != "" && st.Torch != *torch {
+		fmt.Fprintf(stderr, "conformance: %s holds samples of PyTorch %s, this run's are PyTorch %s: not merged (use -md to a file of its own)\n", *store, st.Torch, *torch)
+		return 2
+	}
+	st = conformance.MergeStore(st, outs, covered)
+	st.Torch = *torch
+	if err := conformance.WriteStore(*store, st); err != nil {
+		fmt.Fprintln(stderr, "conformance:", err)
+		return 2
+	}
+	fmt.Fprintf(stdout, "merged %d samples into %s (%d samples)\n", len(outs), *store, len(st.Outs))
+	info.DTypes = nil
+	seen := map[string]bool{}
+	for _, o := range st.Outs {
+		if o.DType != "" && !seen[o.DType] {
+			seen[o.DType] = true
+			info.DTypes = append(info.DTypes, o.DType)
+		}
+	}
+	sort.Strings(info.DTypes)
+	info.Note = "" // the table is the whole store's, not this run's
+	if sel, err := conformance.ReadIDs(filepath.Join(*dir, "selection.txt")); err == nil {
+		info.Selection = sel
+	}
+	info.Command = "conformance/run.sh --merge (runs merged into " + *store + "; the latest: " + *command + ")"
+	if err := writeTable(*md, info, st.Outs); err != nil {
+		fmt.Fprintln(stderr, "conformance:", err)
+		return 2
+	}
+	if *passing != "" {
+		if err := conformance.WritePassing(*passing, conformance.NewPassing(st, old, outs, covered, *update)); err != nil {
+			fmt.Fprintln(stderr, "conformance:", err)
+			return 2
 		}
 	}
 	return rc
+}
+
+func writeTable(path string, info conformance.RunInfo, outs []conformance.Outcome) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = conformance.WriteMarkdown(f, info, outs)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 type multiFlag []string

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gcdbg/conformance"
+)
+
+// A run with -store merges into the store and makes the table and the
+// passing list from all of it; a listed sample it judged that no longer
+// passes fails the run and stays listed. (The samples here are refused by
+// the exporter, so no gcdbg runs.)
+func TestMergeRun(t *testing.T) {
+	work := t.TempDir()
+	store := filepath.Join(work, "results.tsv")
+	passing := filepath.Join(work, "passing.txt")
+	md := filepath.Join(work, "conformance.md")
+	bin := filepath.Join(work, "gcdbg") // must exist; refused samples never run it
+	os.WriteFile(bin, nil, 0o755)
+	earlier := &conformance.Store{Torch: "1.13", Outs: []conformance.Outcome{
+		{ID: "cos/float32/0", OpInfo: "cos", DType: "float32", Status: conformance.Pass, Commit: "aaa", Date: "2026-11-25T10:00Z"},
+		{ID: "cos/float32/1", OpInfo: "cos", DType: "float32", Status: conformance.Pass, Commit: "aaa", Date: "2026-11-25T10:00Z"},
+		{ID: "sin/float32/0", OpInfo: "sin", DType: "float32", Status: conformance.Pass, Commit: "aaa", Date: "2026-11-25T10:00Z"},
+	}}
+	if err := conformance.WriteStore(store, earlier); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(passing, []byte("cos/float32/0\ncos/float32/1\nsin/float32/0\n"), 0o644)
+	dir := filepath.Join(work, "export")
+	os.Mkdir(dir, 0o755)
+	// cos in float32 again: sample 0 is refused now, sample 1 is no longer made
+	os.WriteFile(filepath.Join(dir, "manifest.jsonl"),
+		[]byte(`{"id": "cos/float32/0", "opinfo": "cos", "dtype": "float32", "refused": "export: boom"}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "covered.tsv"), []byte("cos\tfloat32\ncos\t\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "selection.txt"), []byte("cos\nsin\ntan\n"), 0o644)
+	args := []string{"-dir", dir, "-bin", bin, "-store", store, "-passing", passing, "-md", md,
+		"-torch", "1.13", "-commit", "bbb+", "-date", "2026-11-25T18:00Z", "-command", "run.sh --ops cos --merge"}
+	var out, errb bytes.Buffer
+	if rc := run(args, &out, &errb); rc != 1 {
+		t.Fatalf("rc %d (want 1: two regressions)\n%s%s", rc, out.String(), errb.String())
+	}
+	for _, want := range []string{"REGRESSION cos/float32/0: refused at export", "REGRESSION cos/float32/1 (no longer exported)", "merged 1 samples"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	st, err := conformance.ReadStore(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, o := range st.Outs {
+		rows = append(rows, o.ID+" "+string(o.Status)+" "+o.Commit)
+	}
+	if strings.Join(rows, ",") != "cos/float32/0 refused bbb+,sin/float32/0 pass aaa" {
+		t.Errorf("store %q", rows)
+	}
+	table, _ := os.ReadFile(md)
+	for _, want := range []string{"| 2 | 1 (50.0%) | 0 | 1 |", "| float32 | 2 | 2026-11-25T10:00Z to 2026-11-25T18:00Z | aaa (1), bbb+ (1) |", "| sin | 1 | 1 |",
+		"OpInfos: 2 of the selection's 3 have samples here; not judged yet: tan"} {
+		if !strings.Contains(string(table), want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	ids, _ := conformance.ReadIDs(passing)
+	if strings.Join(ids, ",") != "cos/float32/0,cos/float32/1,sin/float32/0" {
+		t.Errorf("passing.txt dropped a regression without --update: %q", ids)
+	}
+	// the same run with -update-passing accepts them
+	out.Reset()
+	if rc := run(append(args, "-update-passing"), &out, &errb); rc != 1 {
+		t.Fatalf("rc %d\n%s", rc, out.String())
+	}
+	ids, _ = conformance.ReadIDs(passing)
+	if strings.Join(ids, ",") != "sin/float32/0" {
+		t.Errorf("passing.txt after --update: %q", ids)
+	}
+	// another PyTorch's samples do not go into this store
+	args[len(args)-7] = "2.6.0"
+	if rc := run(args, &out, &errb); rc != 2 || !strings.Contains(errb.String(), "PyTorch 1.13") {
+		t.Errorf("rc %d merging PyTorch 2.6 samples: %s", rc, errb.String())
+	}
+}
