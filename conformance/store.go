@@ -95,12 +95,18 @@ func WriteStore(path string, st *Store) error {
 		b.WriteString(strings.Join(f, "\t"))
 		b.WriteByte('\n')
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".results-*.tsv")
+	return WriteFileAtomic(path, []byte(b.String()))
+}
+
+// WriteFileAtomic writes a file by renaming a complete temporary file over
+// it, so a reader (or `git add`) never sees half of it.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(b.String()); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -260,5 +266,5 @@ func WritePassing(path string, ids []string) error {
 	text := "# Sample ids that pass conformance (docs/conformance.md); `make conformance` fails when one stops passing.\n" +
 		"# Made from conformance/results.tsv by `conformance/run.sh --merge`; an id that stops passing stays listed\n" +
 		"# until it passes again or a run with --update accepts it.\n" + strings.Join(ids, "\n") + "\n"
-	return os.WriteFile(path, []byte(text), 0o644)
+	return WriteFileAtomic(path, []byte(text))
 }

@@ -12,6 +12,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -252,15 +253,11 @@ func writeTable(path string, info conformance.RunInfo, outs []conformance.Outcom
 	if path == "" {
 		return nil
 	}
-	f, err := os.Create(path)
-	if err != nil {
+	var b bytes.Buffer
+	if err := conformance.WriteMarkdown(&b, info, outs); err != nil {
 		return err
 	}
-	err = conformance.WriteMarkdown(f, info, outs)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return conformance.WriteFileAtomic(path, b.Bytes())
 }
 
 type multiFlag []string
