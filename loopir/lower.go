@@ -244,7 +244,7 @@ func (l *lowerer) call(n *ir.Node) error {
 		return l.scatterAdd(n, bound)
 	case reductionOps[op]:
 		return l.reduction(n, op, bound)
-	case externOps[op]:
+	case externOps[op] && !narrowFloatNode(n):
 		return l.extern(n, op, Extern)
 	case convPoolExtern(op, bound):
 		return l.extern(n, op, Extern) // convpool.go

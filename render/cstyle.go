@@ -133,8 +133,16 @@ func (g *kernelGen) lookup(buf string) (value, bool) {
 
 func (g *kernelGen) remember(buf string, v value) { g.scopes[len(g.scopes)-1][buf] = v }
 
-// ctype is the dialect's spelling of dt.
+// ctype is the dialect's spelling of a value of dtype dt in a register
+// (a narrow float computes in float: narrow.go); stype of its storage.
 func (g *kernelGen) ctype(dt tensor.DType) string {
+	if _, ok := g.narrow(dt); ok {
+		dt = tensor.Float32
+	}
+	return g.stype(dt)
+}
+
+func (g *kernelGen) stype(dt tensor.DType) string {
 	t, ok := g.r.d.Types[dt]
 	if !ok {
 		g.fail("dtype %s has no %s type%s", dt, g.r.d.Name, noTypeHint(dt))
@@ -255,8 +263,15 @@ func (g *kernelGen) literal(v float64, dt tensor.DType) string {
 			return "(-(" + t + ")" + g.r.d.Inf + ")"
 		}
 		bits := 64
-		if dt == tensor.Float32 {
+		switch dt {
+		case tensor.Float32:
 			bits = 32
+		case tensor.Float16, tensor.BFloat16:
+			// A narrow constant is the narrow value (PyTorch casts a
+			// scalar operand to the tensor's dtype), spelled as a float.
+			if _, ok := g.narrow(dt); ok {
+				bits, v = 32, tensor.Round(dt, v)
+			}
 		}
 		s := strconv.FormatFloat(v, 'g', -1, bits)
 		if !strings.ContainsAny(s, ".eEn") {
@@ -290,6 +305,14 @@ func (g *kernelGen) cast(v value, dt tensor.DType) value {
 	}
 	if v.dt.IsFloat() && dt.IsInt() {
 		return g.floatToInt(v, dt)
+	}
+	if v.dt == tensor.Bool {
+		// A select, not a C cast: gcc 12 finds no vector type for a
+		// bool-to-float conversion and leaves the whole loop scalar (the
+		// cross-entropy backward's eq mask: its output loop, and with it a
+		// scalar expf per element, 5x slower).
+		t := g.ctype(dt)
+		return g.decl(dt, "("+v.c+" ? ("+t+")1 : ("+t+")0)")
 	}
 	return g.decl(dt, "(("+g.ctype(dt)+")"+v.c+")")
 }
@@ -336,8 +359,14 @@ func isIdent(c string) bool {
 	return true
 }
 
-// decl binds expr to a fresh temporary of dtype dt.
+// decl binds expr to a fresh temporary of dtype dt, rounded to dt when
+// dt is a narrow float computed in float (narrow.go).
 func (g *kernelGen) decl(dt tensor.DType, expr string) value {
+	return g.declExact(dt, g.rounded(dt, expr))
+}
+
+// declExact is decl of a value that dt already holds exactly (a load).
+func (g *kernelGen) declExact(dt tensor.DType, expr string) value {
 	t := g.tmp()
 	if g.note != "" {
 		g.line("const %s %s = %s;  // %s", g.ctype(dt), t, expr, g.note)
@@ -485,7 +514,7 @@ func (g *kernelGen) load(s loopir.Stmt, vars map[string]string, tmps map[string]
 	if g.r.d.Name == "c" && hasIndirect(s.Index) {
 		return g.checkedLoad(s, st, vars, tmps)
 	}
-	return g.decl(st.dt, st.c+"["+g.expr(s.Index, vars, tmps)+"]")
+	return g.declExact(st.dt, g.loadExpr(st.dt, st.c+"["+g.expr(s.Index, vars, tmps)+"]"))
 }
 
 // checkedLoad is a load at a data-dependent index (gather, index_select,
@@ -538,7 +567,7 @@ func (g *kernelGen) checkedLoad(s loopir.Stmt, st *storage, vars map[string]stri
 	at := g.decl(tensor.Int64, g.expr(s.Index, vars, tmps))
 	ext := g.decl(tensor.Int64, extent)
 	g.line("if (__builtin_expect(%s < 0 || %s >= %s, 0)) gcdbg_oob(\"%s\", \"the elements of %s\", %s, %s);", at.c, at.c, ext.c, node, sanitizeIdent(s.Buffer), at.c, ext.c)
-	return g.decl(st.dt, st.c+"["+at.c+"]")
+	return g.declExact(st.dt, g.loadExpr(st.dt, st.c+"["+at.c+"]"))
 }
 
 // indirectsOf lists the data-dependent atoms of an index expression.
@@ -593,7 +622,7 @@ func (g *kernelGen) storeValue(n *loopir.Node, v value, vars map[string]string, 
 	}
 	if mem := g.r.store[n.Name]; mem != nil {
 		g.use(n.Name)
-		g.line("%s[%s] = %s;", mem.c, g.expr(st.Index, vars, tmps), v.c)
+		g.line("%s[%s] = %s;", mem.c, g.expr(st.Index, vars, tmps), g.storeExpr(mem.dt, v.c))
 	}
 	g.remember(n.Name, v)
 }

@@ -41,6 +41,9 @@ type Dialect struct {
 	Entry bool
 
 	Types map[tensor.DType]string
+	// Narrow lists the dtypes stored as 16-bit words and computed in
+	// float (float16, bfloat16: narrow.go); Types spells their storage.
+	Narrow map[tensor.DType]narrowFloat
 	// Math spells a unary function by dtype: Math["exp"][Float32] = "expf".
 	Math map[string]map[tensor.DType]string
 	// Ops spells the remaining ops as templates over the operands $0, $1,
@@ -107,18 +110,38 @@ var cTypes = map[tensor.DType]string{
 }
 
 // C is C11 with OpenMP for the CPU: one shared object per program, loaded
-// by the worker.
+// by the worker. float16 and bfloat16 buffers hold 16-bit words and
+// compute in float (narrow.go).
 var C = Dialect{
 	Name: "c", Device: "cpu", Ext: ".c",
 	Prelude:      cPrelude + philoxPreludeC,
 	KernelPrefix: "static void", Restrict: "restrict",
 	ParallelFor: "#pragma omp parallel for", SIMD: "#pragma omp simd",
 	ParallelMin: 32768, Entry: true,
-	Types:       cTypes,
-	Math:        mathTable(func(f string) string { return f + "f" }, func(f string) string { return f }),
+	Types:       withNarrowStorage(cTypes),
+	Narrow:      cNarrow,
+	Math:        withNarrowMath(mathTable(func(f string) string { return f + "f" }, func(f string) string { return f })),
 	Ops:         withPhilox(commonOps()),
-	FloatSuffix: map[tensor.DType]string{tensor.Float32: "f"},
+	FloatSuffix: map[tensor.DType]string{tensor.Float32: "f", tensor.Float16: "f", tensor.BFloat16: "f"},
 	Inf:         "INFINITY", NaN: "NAN",
+}
+
+// withNarrowStorage adds the narrow floats' storage (uint16_t) to types.
+func withNarrowStorage(types map[tensor.DType]string) map[tensor.DType]string {
+	m := map[tensor.DType]string{tensor.Float16: "uint16_t", tensor.BFloat16: "uint16_t"}
+	for dt, t := range types {
+		m[dt] = t
+	}
+	return m
+}
+
+// withNarrowMath spells the narrow floats' functions as float32's: they
+// compute in float.
+func withNarrowMath(m map[string]map[tensor.DType]string) map[string]map[tensor.DType]string {
+	for _, fns := range m {
+		fns[tensor.Float16], fns[tensor.BFloat16] = fns[tensor.Float32], fns[tensor.Float32]
+	}
+	return m
 }
 
 // CUDA spells the same kernels for nvcc/NVRTC; the host launches each

@@ -177,6 +177,10 @@ func (g *kernelGen) extern(n *loopir.Node) {
 	}
 	g.use(dst)
 	ob := g.r.p.Buffers[n.Name]
+	if b := g.narrowExtern(n); b != "" {
+		g.fail("extern %s (%s) reads or writes %s: its library call has no 16-bit float variant (the loop IR makes it an eager fallback)", n.Name, n.Op, b)
+		return
+	}
 	switch n.Op {
 	case "mm":
 		a, b := g.operand(args[0], "mm self"), g.operand(args[1], "mm mat2")
@@ -227,6 +231,10 @@ func (g *kernelGen) extern(n *loopir.Node) {
 		g.adaptiveAvgPool(n, args, out, ob, false)
 	case "adaptive_avg_pool2d_backward":
 		g.adaptiveAvgPool(n, args, out, ob, true)
+	case "max_pool3d_with_indices", "adaptive_max_pool3d_with_indices":
+		g.maxPoolND(n, args, out, ob) // pool_nd.go
+	case "max_unpool3d":
+		g.maxUnpool(n, args, out, ob)
 	case "sort", "topk":
 		g.sortExtern(n, args, out, ob)
 	case "cumsum", "cumprod":

@@ -290,7 +290,7 @@ func (g *kernelGen) signature() []string {
 		if !written[name] {
 			q += "const "
 		}
-		ps = append(ps, fmt.Sprintf("%s%s *%s", q, g.ctype(st.dt), st.c))
+		ps = append(ps, fmt.Sprintf("%s%s *%s", q, g.stype(st.dt), st.c))
 	}
 	for _, s := range g.r.man.Symbols {
 		ps = append(ps, "const "+g.idxType()+" "+s)

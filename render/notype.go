@@ -7,12 +7,13 @@ import (
 	"gcdbg/tensor"
 )
 
-// noTypeHint says what to do about a dtype the renderer has no type for
-// (float16, bfloat16): the compiled back end stores bool, integer, float32
-// and float64 buffers only, while gcdbg's eager interpreter computes every
-// dtype of the trace format as PyTorch does.
+// noTypeHint says what to do about a dtype a dialect has no type for
+// (float16, bfloat16 on the GPU dialects: only C stores them, narrow.go),
+// while gcdbg's eager interpreter computes every dtype of the trace format
+// as PyTorch does.
 func noTypeHint(dt tensor.DType) string {
-	return ": gcdbg compiles bool, integer, float32 and float64 buffers only; run this trace with --device eager " +
+	return ": the GPU dialects compile bool, integer, float32 and float64 buffers only (--device cpu compiles " +
+		dt.String() + " too); run this trace with --device cpu or --device eager " +
 		"(gcdbg's interpreter computes " + dt.String() + ", rounding every op's result to it)"
 }
 

@@ -349,6 +349,7 @@ func (r *renderer) program() (*Source, error) {
 		r.d.Name, Comment(r.opts.Trace), Comment(r.opts.Graph), Comment(r.opts.Role))
 	head.WriteString(r.d.Prelude)
 	if r.d.Entry {
+		head.WriteString(narrowPrelude(r))
 		head.WriteString(gemmPrelude(r))
 		head.WriteString(convPrelude(r))
 	}

@@ -1,5 +1,5 @@
 # A bfloat16 model (weights and input): --device eager runs it without the C renderer and
-# matches PyTorch; --device cpu refuses it naming the buffer and suggesting --device eager.
+# matches PyTorch, and so does --device cpu (16-bit storage, float compute: render/narrow.go).
 import torch
 from torch import nn
 
