@@ -6,8 +6,9 @@ PyTorch 2.6 core ATen opset (../shared/design/core-aten-2.6.txt, copied to confo
 or in torch.nn.functional, every dtype the op supports on the CPU that the trace format has, and
 every sample the OpInfo generates for it (gradients wherever the op supports autograd and the
 dtype is floating), this writes one trace `f(t0, t1, ...) = op(sample)`: the sample's tensors are
-the placeholders, everything else is a constant of the graph. In-place and out= variants are not
-exported: each gets one manifest line refusing it with the reason.
+the placeholders, everything else is a constant of the graph. The in-place and out= variants of
+each sample are OpInfos of their own, OPINFO.inplace and OPINFO.out (see VARIANTS below); --ops OPINFO
+selects all three, --ops OPINFO.inplace just the one.
 
     /usr/bin/python3 conformance/export_opinfo.py -o DIR [--dtypes float32,int64] [--ops relu,cos]
                                                   [--ids FILE] [--shard K/N]
@@ -155,16 +156,102 @@ UNSPECIFIED_VALUES = {"empty", "empty_like", "new_empty", "empty_strided", "new_
                       "empty_permuted"}
 
 
-def variant_refusals(o, oid):
-    out = []
-    if o.inplace_variant is not None:
-        out.append((oid + "/inplace", "in-place variant (%s_): not exported; gcdbg's functional stage "
-                    "rewrites in-place ops inside captured graphs, the OpInfo variant is out of scope "
-                    "for this harness" % o.name))
-    if o.supports_out:
-        out.append((oid + "/out", "out= variant: not exported; a traced graph has no out= buffers "
-                    "(Dynamo functionalizes them), out of scope for this harness"))
-    return out
+# The in-place (OPINFO.inplace) and out= (OPINFO.out) variants of an OpInfo's samples, as user code
+# inside a compiled function hits them; gcdbg's functional stage rewrites the mutation.
+#   in-place: on a fresh clone, `x = t0.clone(); x.abs_(...); return x` (keeps gradients legal)
+#             where the dtype takes gradients, else on the input itself, which is then returned
+#             (a mutated graph input);
+#   out=:     `torch.abs(t0, ..., out=tN); return tN`, the out buffer an input that gets mutated (out=
+#             takes no gradients, so neither does the sample).
+# A sample PyTorch itself rejects in that variant (an in-place op whose result would broadcast the
+# input or change its dtype, an out= the op cannot take) is not exported: PyTorch's test_ops skips
+# those too.
+VARIANTS = ("inplace", "out")
+
+
+def has_variant(o, kind):
+    return o.inplace_variant is not None if kind == "inplace" else bool(o.supports_out)
+
+
+class Rejected(Exception):
+    """PyTorch rejects the sample in this variant."""
+
+
+def _detach_all(x):
+    if _is_tensor(x):
+        return x.detach().clone()
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        return type(x)(_detach_all(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _detach_all(v) for k, v in x.items()}
+    return x
+
+
+def variant_function(o, kind, sample, grad):
+    """(f, tensors) for the in-place or out= variant of sample, or Rejected."""
+    inp, args, kwargs = sample.input, tuple(sample.args), dict(sample.kwargs)
+    if kind == "out" or not grad:
+        inp, args, kwargs = _detach_all((inp, args, kwargs))
+    if not _is_tensor(inp):
+        raise Rejected("the sample's input is not one tensor")
+    try:  # what PyTorch does with this sample in this variant
+        if kind == "inplace":
+            x = inp.clone() if grad else inp.detach().clone()
+            o.inplace_variant(x, *args, **kwargs)
+        else:
+            ref = o.op(inp, *args, **kwargs)
+            if _is_tensor(ref):
+                outs = torch.empty_like(ref)
+            elif isinstance(ref, (tuple, list)) and ref and all(_is_tensor(r) for r in ref):
+                outs = tuple(torch.empty_like(r) for r in ref)
+            else:
+                raise Rejected("the op's result is not a tensor or a tuple of tensors")
+            o.op(inp, *args, out=outs, **kwargs)
+    except Rejected:
+        raise
+    except Exception as e:
+        raise Rejected(short(e))
+    tensors = []
+    tmpl = _flatten_tensors((inp, args, kwargs), tensors)
+    names = ["t%d" % i for i in range(len(tensors))]
+    if kind == "inplace":
+        def call(*ts):
+            x, a, kw = _fill(tmpl, ts)
+            if grad:
+                x = x.clone()
+            v = o.inplace_variant
+            if getattr(torch.Tensor, getattr(v, "__name__", ""), None) is v:
+                getattr(x, v.__name__)(*a, **kw)  # x.abs_(...): torch.fx records the method call
+            else:
+                v(x, *a, **kw)
+            return x
+        src = "def sample(%s):\n    return _call(%s)\n" % (", ".join(names), ", ".join(names))
+    else:
+        # the out buffers: inputs of the function, filled with values the op must overwrite
+        torch.manual_seed(1)
+        bufs = outs if isinstance(outs, tuple) else (outs,)
+        for b in bufs:
+            if b.dtype == torch.bool:
+                b.copy_(torch.randint(0, 2, b.shape, dtype=torch.bool))
+            elif b.is_floating_point() or b.is_complex():
+                b.copy_(torch.randn(b.shape, dtype=b.dtype) * 7)
+            else:
+                b.copy_(torch.randint(-7, 8, b.shape).to(b.dtype) if b.dtype != torch.uint8
+                        else torch.randint(0, 8, b.shape, dtype=torch.uint8))
+        nb = len(bufs)
+        onames = ["t%d" % (len(tensors) + i) for i in range(nb)]
+        tensors += list(bufs)
+        single = not isinstance(outs, tuple)
+
+        def call(*ts):
+            x, a, kw = _fill(tmpl, ts[:len(ts) - nb])
+            out = ts[-1] if single else tuple(ts[len(ts) - nb:])
+            o.op(x, *a, out=out, **kw)
+            return out
+        src = "def sample(%s):\n    return _call(%s)\n" % (", ".join(names + onames), ", ".join(names + onames))
+    scope = {"_call": call}
+    exec(src, scope)
+    return scope["sample"], tensors
 
 
 def main(argv=None):
@@ -212,19 +299,22 @@ def main(argv=None):
         manifest.write(json.dumps(rec, sort_keys=True) + "\n")
         manifest.flush()
 
-    counts = {"exported": 0, "refused": 0}
+    counts = {"exported": 0, "refused": 0, "rejected by PyTorch": 0}
     for j, o in enumerate(ops):
         oid = opinfo_id(o)
-        if want_ops and oid not in want_ops:
-            continue
         if j % n != k - 1:
             continue
+        # the functional samples (kind None) and the variants, each an OpInfo row of its own
+        kinds = [kd for kd in (None,) + VARIANTS if kd is None or has_variant(o, kd)]
+        if want_ops and oid not in want_ops:
+            kinds = [kd for kd in kinds if kd is not None and "%s.%s" % (oid, kd) in want_ops]
+        if not kinds:
+            continue
         if want_ids is None:
-            covered.write("%s\t\n" % oid)  # the variant lines, which have no dtype
-            covered.write("".join("%s\t%s\n" % (oid, d) for d in dtypes))
-            for vid, why in variant_refusals(o, oid):
-                emit({"id": vid, "opinfo": oid, "refused": why})
-                counts["refused"] += 1
+            covered.write("%s\t\n" % oid)  # drops the variant refusals of older runs, which had no dtype
+            for kd in kinds:
+                vid = oid if kd is None else "%s.%s" % (oid, kd)
+                covered.write("".join("%s\t%s\n" % (vid, d) for d in dtypes))
         supported = o.supported_dtypes("cpu")
         for dname in dtypes:
             dt = DTYPES[dname]
@@ -235,40 +325,52 @@ def main(argv=None):
             try:
                 samples = list(o.sample_inputs("cpu", dt, requires_grad=grad))
             except Exception as e:  # the OpInfo itself fails to make samples here
-                emit({"id": "%s/%s/*" % (oid, dname), "opinfo": oid, "dtype": dname,
-                      "refused": "PyTorch's sample_inputs failed: " + short(e)})
-                counts["refused"] += 1
+                for kd in kinds:
+                    vid = oid if kd is None else "%s.%s" % (oid, kd)
+                    emit({"id": "%s/%s/*" % (vid, dname), "opinfo": vid, "dtype": dname,
+                          "refused": "PyTorch's sample_inputs failed: " + short(e)})
+                    counts["refused"] += 1
                 continue
             for i, s in enumerate(samples):
-                sid = "%s/%s/%d" % (oid, dname, i)
-                if want_ids is not None and sid not in want_ids:
-                    continue
-                rec = {"id": sid, "opinfo": oid, "dtype": dname, "index": i, "desc": describe(s)}
-                if o.name in UNSPECIFIED_VALUES:
-                    rec["refused"] = ("%s returns uninitialized memory: its values are unspecified, so "
-                                      "there is nothing to compare (PyTorch's tests skip them too)" % o.name)
-                    counts["refused"] += 1
+                for kd in kinds:
+                    vid = oid if kd is None else "%s.%s" % (oid, kd)
+                    sid = "%s/%s/%d" % (vid, dname, i)
+                    if want_ids is not None and sid not in want_ids:
+                        continue
+                    rec = {"id": sid, "opinfo": vid, "dtype": dname, "index": i, "desc": describe(s)}
+                    if o.name in UNSPECIFIED_VALUES:
+                        rec["refused"] = ("%s returns uninitialized memory: its values are unspecified, so "
+                                          "there is nothing to compare (PyTorch's tests skip them too)" % o.name)
+                        counts["refused"] += 1
+                        emit(rec)
+                        continue
+                    try:
+                        if kd is None:
+                            f, tensors = sample_function(o.op, s)
+                        else:
+                            f, tensors = variant_function(o, kd, s, grad)
+                            rec["desc"] = "%s: %s" % ("in-place" if kd == "inplace" else "out=", rec["desc"])
+                        # random draws (dropout, rrelu, ...) are the exporter's to record
+                        # (expected.random); where it cannot, it raises and the sample is refused
+                        fname = file_name(sid)
+                        # the trace's name names its safetensors sidecar: one per sample
+                        export(f, tuple(tensors), fname[:-len(".json")], os.path.join(args.out, fname),
+                               sources=[], runs=0)
+                        rec["trace"] = fname
+                    except Rejected:  # not a sample of this variant: PyTorch raises on it
+                        counts["rejected by PyTorch"] += 1
+                        continue
+                    except Exception as e:
+                        rec["refused"] = "export: " + short(e)
+                        if os.environ.get("GCDBG_CONFORMANCE_DEBUG"):
+                            traceback.print_exc()
+                    counts["refused" if "refused" in rec else "exported"] += 1
                     emit(rec)
-                    continue
-                try:
-                    f, tensors = sample_function(o.op, s)
-                    # random draws (dropout, rrelu, ...) are the exporter's to record
-                    # (expected.random); where it cannot, it raises and the sample is refused
-                    fname = file_name(sid)
-                    # the trace's name names its safetensors sidecar: one per sample
-                    export(f, tuple(tensors), fname[:-len(".json")], os.path.join(args.out, fname),
-                           sources=[], runs=0)
-                    rec["trace"] = fname
-                except Exception as e:
-                    rec["refused"] = "export: " + short(e)
-                    if os.environ.get("GCDBG_CONFORMANCE_DEBUG"):
-                        traceback.print_exc()
-                counts["refused" if "refused" in rec else "exported"] += 1
-                emit(rec)
     manifest.close()
     covered.close()
-    print("exported %d samples, refused %d (torch %s) into %s"
-          % (counts["exported"], counts["refused"], torch.__version__, args.out), file=sys.stderr)
+    print("exported %d samples, refused %d, %d variant samples PyTorch rejects left out (torch %s) into %s"
+          % (counts["exported"], counts["refused"], counts["rejected by PyTorch"], torch.__version__, args.out),
+          file=sys.stderr)
     return 0
 
 

@@ -1,0 +1,116 @@
+package stages
+
+import (
+	"fmt"
+
+	"gcdbg/ir"
+)
+
+// out= arguments, as user code inside a compiled function writes them:
+// `torch.abs(x, out=buf)` computes abs(x) and writes it into buf, whose
+// value the call returns. Normalization makes that the functional op and a
+// copy_ of its result into the buffer (for a tuple of buffers, one copy_ per
+// item); functionalization then turns each copy_ into a new version of the
+// buffer, a write-back when the buffer is a graph input — as Dynamo's
+// functionalization does with out= ops.
+//
+// PyTorch resizes an out buffer of another shape (deprecated for a
+// non-empty one) and computes some ops in the buffer's dtype; gcdbg takes
+// only buffers of the result's shape and dtype and refuses the others.
+
+// outVariant handles a call with an out= keyword; handled is false for
+// any other call.
+func (nz *normalizer) outVariant(n *ir.Node) (handled bool, err error) {
+	at := -1
+	for i, kv := range n.Kwargs {
+		if kv.Name == "out" {
+			at = i
+		}
+	}
+	if at < 0 || (n.Op != ir.CallFunction && n.Op != ir.CallMethod) {
+		return false, nil
+	}
+	var bufs []*ir.Node
+	single := false
+	switch b := n.Kwargs[at].Value.(type) {
+	case *ir.Node:
+		bufs, single = []*ir.Node{b}, true
+	case ir.Tuple, ir.List:
+		items, _ := b.(ir.Tuple)
+		if l, ok := b.(ir.List); ok {
+			items = ir.Tuple(l)
+		}
+		for i, it := range items {
+			bn, ok := it.(*ir.Node)
+			if !ok {
+				return true, fmt.Errorf("kwargs.out[%d]: an out= buffer must be a tensor, not %s", i, ir.FormatArg(it, func(m *ir.Node) string { return m.Name }))
+			}
+			bufs = append(bufs, bn)
+		}
+	case nil:
+		return false, nil // out=None: the plain call
+	default:
+		return true, fmt.Errorf("kwargs.out: an out= buffer must be a tensor or a tuple of tensors")
+	}
+	if len(bufs) == 0 {
+		return true, fmt.Errorf("kwargs.out: an empty tuple of out= buffers")
+	}
+	// The functional call: the same node without out=, normalized as any.
+	plain := *n
+	plain.Kwargs = append(append([]ir.Kwarg(nil), n.Kwargs[:at]...), n.Kwargs[at+1:]...)
+	plain.Meta.Tensor, plain.Meta.Items = nil, nil // the captured meta is the buffer's
+	if err := nz.call(&plain); err != nil {
+		return true, err
+	}
+	res, ok := nz.mapped[&plain].(*ir.Node)
+	if !ok {
+		return true, fmt.Errorf("kwargs.out: %s does not compute a tensor node to write into the out= buffer", n.Target)
+	}
+	var results []*ir.TensorMeta
+	switch {
+	case single && res.Meta.Tensor != nil:
+		results = []*ir.TensorMeta{res.Meta.Tensor}
+	case !single && len(res.Meta.Items) == len(bufs):
+		results = res.Meta.Items
+	default:
+		return true, fmt.Errorf("kwargs.out: %d out= buffer(s) for a call with %d tensor result(s)", len(bufs), max(len(res.Meta.Items), boolInt(res.Meta.Tensor != nil)))
+	}
+	var written ir.Tuple
+	for i, b := range bufs {
+		buf, ok := nz.mapped[b].(*ir.Node)
+		if !ok || buf.Meta.Tensor == nil {
+			return true, fmt.Errorf("kwargs.out[%d]: the out= buffer %q is not a tensor", i, b.Name)
+		}
+		bm, rm := buf.Meta.Tensor, results[i]
+		if bm.DType != rm.DType || !bm.Shape.Equal(rm.Shape) {
+			return true, fmt.Errorf("kwargs.out[%d]: an out= buffer %s%v for a result %s%v is not supported (PyTorch would resize or cast it; gcdbg takes buffers of the result's shape and dtype)",
+				i, bm.DType, bm.Shape, rm.DType, rm.Shape)
+		}
+		var src ir.Arg = res
+		if !single {
+			item := &ir.Node{Name: nz.fresh(n.Name + "_result"), Op: ir.CallFunction, Target: "aten.getitem", Args: []ir.Arg{res, int64(i)}, Meta: ir.Meta{Stack: n.Meta.Stack}}
+			if err := nz.add(item, n); err != nil {
+				return true, err
+			}
+			src = item
+		}
+		cp := &ir.Node{Name: nz.fresh(n.Name + "_out"), Op: ir.CallFunction, Target: "aten.copy_", Args: []ir.Arg{buf, src}, Meta: ir.Meta{Stack: n.Meta.Stack}}
+		if err := nz.add(cp, n); err != nil {
+			return true, err
+		}
+		written = append(written, cp)
+	}
+	if single {
+		nz.mapped[n] = written[0]
+	} else {
+		nz.mapped[n] = written
+	}
+	return true, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
