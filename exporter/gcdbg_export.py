@@ -161,7 +161,7 @@ _MODULE_ATTRS = [
     "lower", "upper",
     "reduction", "ignore_index", "label_smoothing", "delta", "log_target", "k",
     "input_size", "hidden_size", "bias", "nonlinearity", "kdim", "vdim", "add_zero_attn",
-    "recompute_scale_factor",
+    "recompute_scale_factor", "num_layers", "bidirectional", "proj_size",
 ]
 
 

@@ -242,6 +242,10 @@ func (l *lowerer) call(n *ir.Node) error {
 		return l.sliceScatter(n, bound) // scatter.go
 	case op == "scatter_add":
 		return l.scatterAdd(n, bound)
+	case op == "cat":
+		return l.cat(n, bound) // cat.go
+	case op == "select_scatter":
+		return l.selectScatter(n, bound) // cat.go
 	case reductionOps[op]:
 		return l.reduction(n, op, bound)
 	case externOps[op] && !narrowFloatNode(n):

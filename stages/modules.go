@@ -140,6 +140,9 @@ func (nz *normalizer) module(n *ir.Node) error {
 		return fmt.Errorf("module: call_module without its module")
 	}
 	typ := moduleType(n.Module.Type)
+	if kind, ok := rnnModuleType(n.Module.Type); ok { // modules_rnn.go: LSTM, GRU, RNN unrolled into cells
+		return nz.rnnModule(n, kind)
+	}
 	if t, ok := moduleTypeN(n.Module.Type); ok { // modules_ext.go: losses and other several-input modules
 		return nz.moduleN(n, t)
 	}
@@ -166,7 +169,14 @@ func (nz *normalizer) module(n *ir.Node) error {
 	if isComposedNorm(typ) { // modules_norm.go: GroupNorm, InstanceNorm1d/2d/3d
 		return nz.composedNorm(n, typ, params)
 	}
-	op, args, err := rule(n.Module, n.Args[0], params)
+	x, mod, err := nz.convPadMode(n, typ, n.Args[0]) // modules_padmode.go: padding_mode reflect/replicate/circular
+	if err != nil {
+		return err
+	}
+	if pn, ok := x.(*ir.Node); ok && x != n.Args[0] {
+		params["\x00padded input"] = pn // a new-graph node: mapArg must leave it
+	}
+	op, args, err := rule(mod, x, params)
 	if err != nil {
 		return err
 	}
