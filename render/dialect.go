@@ -120,7 +120,7 @@ var C = Dialect{
 	ParallelMin: 32768, Entry: true,
 	Types:       withNarrowStorage(cTypes),
 	Narrow:      cNarrow,
-	Math:        withNarrowMath(mathTable(func(f string) string { return f + "f" }, func(f string) string { return f })),
+	Math:        withNarrowMath(withPyDivMod(mathTable(func(f string) string { return f + "f" }, func(f string) string { return f }))),
 	Ops:         withPhilox(commonOps()),
 	FloatSuffix: map[tensor.DType]string{tensor.Float32: "f", tensor.Float16: "f", tensor.BFloat16: "f"},
 	Inf:         "INFINITY", NaN: "NAN",
@@ -132,6 +132,15 @@ func withNarrowStorage(types map[tensor.DType]string) map[tensor.DType]string {
 	for dt, t := range types {
 		m[dt] = t
 	}
+	return m
+}
+
+// withPyDivMod spells floating floor division and remainder as the C
+// prelude's gcdbg_floordiv / gcdbg_remainder (PyTorch's formulas through
+// fmod) instead of the templates over FLOOR(a / b).
+func withPyDivMod(m map[string]map[tensor.DType]string) map[string]map[tensor.DType]string {
+	m["floor_divide"] = map[tensor.DType]string{tensor.Float32: "gcdbg_floordivf", tensor.Float64: "gcdbg_floordiv"}
+	m["remainder"] = map[tensor.DType]string{tensor.Float32: "gcdbg_remainderf", tensor.Float64: "gcdbg_remainder"}
 	return m
 }
 

@@ -98,6 +98,25 @@ static inline int64_t gcdbg_pow_i64(int64_t b, int64_t e) {
   while (e > 0) { if (e & 1) r *= b; b *= b; e >>= 1; }
   return r;
 }
+/* Floating floor division and remainder as PyTorch's CPU kernels compute
+   them (tensor.floorDivF / remF for the interpreter): through fmod, so that
+   neither a rounded quotient (1 // 0.1 is 9, not floor(1 / 0.1) = 10) nor
+   one that overflows (x % 1e-38) changes the result. */
+#define GCDBG_FLOAT_DIVMOD(T, S, FMOD, FLOOR, COPYSIGN) \
+static inline T gcdbg_floordiv##S(T a, T b) { \
+  if (b == 0) return a / b; \
+  T mod = FMOD(a, b), div = (a - mod) / b; \
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1; \
+  if (div == 0) return COPYSIGN((T)0, a / b); \
+  T fd = FLOOR(div); \
+  return (div - fd > (T)0.5) ? fd + 1 : fd; \
+} \
+static inline T gcdbg_remainder##S(T a, T b) { \
+  T m = FMOD(a, b); \
+  return (m != 0 && ((b < 0) != (m < 0))) ? m + b : m; \
+}
+GCDBG_FLOAT_DIVMOD(float, f, fmodf, floorf, copysignf)
+GCDBG_FLOAT_DIVMOD(double, , fmod, floor, copysign)
 static inline double gcdbg_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
