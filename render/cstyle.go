@@ -514,7 +514,15 @@ func (g *kernelGen) load(s loopir.Stmt, vars map[string]string, tmps map[string]
 	if g.r.d.Name == "c" && hasIndirect(s.Index) {
 		return g.checkedLoad(s, st, vars, tmps)
 	}
-	return g.declExact(st.dt, g.loadExpr(st.dt, st.c+"["+g.expr(s.Index, vars, tmps)+"]"))
+	elem := st.c + "[" + g.expr(s.Index, vars, tmps) + "]"
+	if g.r.d.Name == "c" && st.dt == tensor.Bool {
+		// gcc 12 vectorizes no loop that selects floats by a _Bool read
+		// from memory ("no vectype"), but does when the byte is read as
+		// uint8_t: a mask's where/mul chain (a ReLU or max-pool backward)
+		// stayed scalar. Bool storage holds 0 or 1, so the value is the same.
+		elem = "((const uint8_t *)" + st.c + ")[" + g.expr(s.Index, vars, tmps) + "]"
+	}
+	return g.declExact(st.dt, g.loadExpr(st.dt, elem))
 }
 
 // checkedLoad is a load at a data-dependent index (gather, index_select,
