@@ -20,7 +20,10 @@
 #   --ids FILE  only these sample ids (OPINFO/DTYPE/INDEX, one a line).
 # Environment: PY (default /usr/bin/python3; e.g. a PyTorch 2.6 wrapper: such a run cannot merge into
 # the 1.13 store), GO (default go), J (jobs, default 2; J=1 on a shared machine), RESULTS (a JSON file
-# for this run's outcomes).
+# for this run's outcomes), GCDBG_CONFORMANCE_CACHE (the kernel cache the runs share, default
+# ~/.cache/gcdbg-conformance: entries are keyed by the C code, compiler and flags, so a kernel an
+# earlier run built is the same kernel; a re-run of unchanged samples skips gcc, about 3x faster;
+# GCDBG_CONFORMANCE_CACHE=fresh uses an empty one; `gcdbg cache clear --dir DIR` empties it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 args="$*"
@@ -52,6 +55,11 @@ if [ ${#merge[@]} -gt 0 ] && [ -z "$md" ]; then
 fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gcdbg-conformance.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
+cache=${GCDBG_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gcdbg-conformance}
+if [ "$cache" = fresh ]; then
+  cache=$dir/cache
+fi
+mkdir -p "$(dirname "$cache")" && mkdir -p -m 700 "$cache"
 # the commit judged: HEAD, with '+' when the working tree has uncommitted source changes
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git status --porcelain -- '*.go' '*.c' '*.h' '*.py' '*.txt' go.mod go.sum ':!conformance/passing.txt' 2>/dev/null)" ]; then
@@ -68,6 +76,6 @@ done
 for p in "${pids[@]}"; do wait "$p"; done
 "$dir/gcdbg" ops --coverage > "$dir/coverage.txt"
 $GO build -o "$dir/conformance" ./conformance/cmd/conformance
-GCDBG_CACHE_DIR="$dir/cache" "$dir/conformance" -dir "$dir" -bin "$dir/gcdbg" -j "$J" -coverage "$dir/coverage.txt" \
+GCDBG_CACHE_DIR="$cache" "$dir/conformance" -dir "$dir" -bin "$dir/gcdbg" -j "$J" -coverage "$dir/coverage.txt" \
   -md "$md" -passing conformance/passing.txt "${update[@]}" "${merge[@]}" -torch "$torch" -dtypes "$dtypes" \
   -note "$note" -command "conformance/run.sh $args" -results "${RESULTS:-/dev/null}" -commit "$commit" -date "$date"
