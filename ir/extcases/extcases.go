@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 
 	"gcdbg/ir"
@@ -49,17 +50,28 @@ func Path() string {
 	return filepath.Join(filepath.Dir(file), "..", "testdata", "ext_cases.json")
 }
 
-// Load reads every case.
+// Load reads every case: ext_cases.json, then each family file
+// ext_cases_*.json beside it (written by its own generator, e.g.
+// gen_ext_loss.py), in name order.
 func Load() ([]Case, error) {
-	b, err := os.ReadFile(Path())
+	more, err := filepath.Glob(filepath.Join(filepath.Dir(Path()), "ext_cases_*.json"))
 	if err != nil {
 		return nil, err
 	}
+	sort.Strings(more)
 	var raws []rawCase
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.UseNumber()
-	if err := dec.Decode(&raws); err != nil {
-		return nil, err
+	for _, p := range append([]string{Path()}, more...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		var rs []rawCase
+		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec.UseNumber()
+		if err := dec.Decode(&rs); err != nil {
+			return nil, fmt.Errorf("%s: %v", filepath.Base(p), err)
+		}
+		raws = append(raws, rs...)
 	}
 	out := make([]Case, len(raws))
 	for i, r := range raws {

@@ -1,0 +1,46 @@
+#!/usr/bin/python3
+"""Generate ext_cases_loss.json: PyTorch reference cases for the losses and
+misc torch.nn.functional ops of ir/ops_loss.go (and the integer-dtype forms
+of older ext ops). Run with the system python that has torch:
+
+    /usr/bin/python3 ir/testdata/gen_ext_loss.py
+
+The case format and helpers (case, r, enc, ...) are gen_ext.py's: its
+helper section (everything before its first family of cases) is exec'd
+here. extcases.Load reads this file after ext_cases.json.
+"""
+import json
+import math
+import os
+
+here = os.path.dirname(os.path.abspath(__file__))
+src = open(os.path.join(here, "gen_ext.py")).read()
+exec(src[:src.index("\n# Activations.")])
+
+torch.manual_seed(20)
+
+# gaussian_nll_loss: heteroscedastic, homoscedastic (var one dim short, or a
+# trailing 1), full, eps clamping (var below eps), every reduction.
+for dt in (f32, f64):
+    x, t = r(4, 3, dtype=dt), r(4, 3, dtype=dt)
+    for red in ("mean", "sum", "none"):
+        case("gaussian_nll_loss", lambda a, b, v, fu, e, rd: F.gaussian_nll_loss(a, b, v, fu, e, rd), x, t, r(4, 3, dtype=dt, lo=0.1, hi=2), False, 1e-6, red)
+    case("gaussian_nll_loss", lambda a, b, v, fu, e, rd: F.gaussian_nll_loss(a, b, v, fu, e, rd), x, t, r(4, dtype=dt, lo=0.1, hi=2), True, 1e-6, "none")
+    case("gaussian_nll_loss", lambda a, b, v, fu, e, rd: F.gaussian_nll_loss(a, b, v, fu, e, rd), x, r(4, 1, dtype=dt), r(4, 1, dtype=dt, lo=0.1, hi=2), True, 1e-3, "mean")
+    case("gaussian_nll_loss", lambda a, b, v, fu, e, rd: F.gaussian_nll_loss(a, b, v, fu, e, rd), x, t,
+         torch.tensor([0.0, 1e-4, 0.5, 3.0], dtype=dt).repeat(3).view(4, 3), False, 1e-2, "none", grad=False)
+case("gaussian_nll_loss", lambda a, b, v, fu, e, rd: F.gaussian_nll_loss(a, b, v, fu, e, rd), r(4, 3), r(4, 3), r(3, 3, lo=0.1), False, 1e-6, "mean")
+case("gaussian_nll_loss", lambda a, b, v, fu, e, rd: F.gaussian_nll_loss(a, b, v, fu, e, rd), r(4, 3), r(4, 3), -r(4, 3, lo=0.1), False, 1e-6, "mean")
+
+# F.unfold (im2col): batched and unbatched, kernel/dilation/padding/stride pairs.
+for dt in (f32, f64):
+    case("im2col", lambda a, k, d, p, s: F.unfold(a, k, d, p, s), r(2, 3, 5, 6, dtype=dt), [2, 3], [1, 2], [1, 0], [2, 1])
+    case("im2col", lambda a, k, d, p, s: F.unfold(a, k, d, p, s), r(1, 2, 4, 4, dtype=dt), [3, 3], [1, 1], [1, 1], [1, 1])
+    case("im2col", lambda a, k, d, p, s: torch._C._nn.im2col(a, k, d, p, s), r(2, 5, 4, dtype=dt), [2, 2], [2, 1], [0, 1], [1, 2])
+case("im2col", lambda a, k, d, p, s: F.unfold(a, k, d, p, s), r(1, 1, 3, 3), [4, 4], [1, 1], [0, 0], [1, 1])
+
+out = os.path.join(here, "ext_cases_loss.json")
+with open(out, "w") as f:
+    json.dump(cases, f, separators=(",", ":"))
+    f.write("\n")
+print("wrote", len(cases), "cases to", out)
