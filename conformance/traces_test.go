@@ -18,13 +18,18 @@ import (
 //   - max.reduction_with_dim/float32/1 and /2: values and indices (2 outputs; 0-d)
 //   - prod/float32/12: zeros in the input (the grad was NaN)
 //   - sum/int32/1: a 0-d int32 sum to int64 with dim=0, keepdim=True
+//   - add.inplace/float32/0: x = t0.clone(); x.add_(t1) on 0-d tensors with grad
+//   - add.inplace/int64/1: t0.add_(t1) on the input, which is returned (a write-back)
+//   - add.out/float32/1, add.out/float32/8: torch.add(t0, t1, out=t2), the buffer an input;
+//     /8 has zero elements
+//   - max.reduction_with_dim.out/float32/2: torch.max(t0, 0, out=(t1, t2)) of a 0-d tensor
 func TestCommittedEdgeTraces(t *testing.T) {
 	samples, err := ReadManifest("testdata/traces")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(samples) < 7 {
-		t.Fatalf("%d samples in testdata/traces, want 7", len(samples))
+	if len(samples) < 12 {
+		t.Fatalf("%d samples in testdata/traces, want 12", len(samples))
 	}
 	t.Setenv("GCDBG_CACHE_DIR", t.TempDir())
 	for _, s := range samples {
@@ -50,6 +55,13 @@ func TestCommittedEdgeTraces(t *testing.T) {
 				for _, g := range res.Graphs[0].Grads {
 					if g.VsExpected == nil || !g.VsExpected.Match {
 						t.Errorf("%s on %s: grad of %s vs PyTorch: %+v", s.ID, dev, g.Name, g.VsExpected)
+					}
+				}
+				// a mutated input (in-place on it, out= into it) is written back;
+				// its value is an output too, so PyTorch's is checked above
+				for _, b := range res.Graphs[0].Buffers {
+					if b.VsEager == nil || !b.VsEager.Match || (b.VsExpected != nil && !b.VsExpected.Match) {
+						t.Errorf("%s on %s: written-back %s: vs eager %+v, vs PyTorch %+v", s.ID, dev, b.Name, b.VsEager, b.VsExpected)
 					}
 				}
 			}
