@@ -134,8 +134,9 @@ func sliceBounds(s, e, st ir.Arg, size int64) (start, end, step int64, ok bool) 
 }
 
 // maxScatterAddIndex bounds the index length along dim that scatter_add
-// compiles: each output point loops over it, so a long index (an
-// embedding's gradient over a whole batch) stays an eager fallback.
+// compiles as a reduction: each output point loops over it, so a longer
+// index (an embedding's gradient over a whole batch) is an extern call
+// instead (render/scatter_extern.go).
 const maxScatterAddIndex = 16
 
 // scatterAdd lowers scatter_add(self, dim, index, src) when index has
@@ -162,14 +163,19 @@ func (l *lowerer) scatterAdd(n *ir.Node, bound []ir.Arg) error {
 		return fmt.Errorf("args[1]: %w", err)
 	}
 	out := l.sizesOf(m.Shape)
-	k, ok := index.Sizes[dim].(Const)
-	if !ok || k.V < 1 || k.V > maxScatterAddIndex {
-		return l.fallback(n, op, ir.KindIndex)
-	}
 	for d := range out {
 		if d != dim && (index.Sizes[d].String() != out[d].String()) {
 			return l.fallback(n, op, ir.KindIndex)
 		}
+	}
+	k, ok := index.Sizes[dim].(Const)
+	if !ok || k.V < 1 || k.V > maxScatterAddIndex {
+		// A long index (an embedding's gradient): generated C that adds
+		// each src element into its row (render/scatter_extern.go).
+		if m.DType == tensor.Bool || m.DType.Size() < 4 && m.DType.IsFloat() {
+			return l.fallback(n, op, ir.KindIndex)
+		}
+		return l.extern(n, op, Extern)
 	}
 	vars := loopVars(out, "x")
 	r := loopVars([]Expr{C(k.V)}, "r")[0]

@@ -57,7 +57,8 @@ func TestSliceScatterCompiles(t *testing.T) {
 
 // scatter_add with a short index (gather's gradient) compiles to a
 // reduction over the index and a pointwise add; duplicates add up. A long
-// index stays an eager fallback.
+// index is an extern call (render/scatter_extern.go); an index narrower
+// than self off dim stays an eager fallback.
 func TestScatterAddCompiles(t *testing.T) {
 	rng := rand.New(rand.NewSource(12))
 	idx := func(max int, shape ...int) *tensor.Tensor {
@@ -77,7 +78,8 @@ func TestScatterAddCompiles(t *testing.T) {
 		{"cross-entropy grad: one target per row", []int{16, 5}, []int{16, 1}, 1, true},
 		{"duplicates along dim 1", []int{4, 6}, []int{4, 9}, 1, true},
 		{"dim 0", []int{5, 3}, []int{7, 3}, 0, true},
-		{"long index falls back", []int{4, 6}, []int{4, 40}, 1, false},
+		{"long index: an extern call", []int{4, 6}, []int{4, 40}, 1, true},
+		{"long index along dim 0: an extern call", []int{6, 5}, []int{40, 5}, 0, true},
 		{"narrower index falls back", []int{4, 6}, []int{2, 3}, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -235,10 +235,14 @@ func (g *kernelGen) extern(n *loopir.Node) {
 		g.maxPoolND(n, args, out, ob) // pool_nd.go
 	case "max_unpool3d":
 		g.maxUnpool(n, args, out, ob)
+	case "adaptive_max_pool3d_backward":
+		g.maxPoolIndicesBackward(n, args, out, ob)
 	case "sort", "topk":
 		g.sortExtern(n, args, out, ob)
 	case "cumsum", "cumprod":
 		g.scanExtern(n, args, out, ob) // scan.go
+	case "scatter_add":
+		g.scatterAddExtern(n, args, out, ob) // scatter_extern.go
 	default:
 		g.fail("extern %s: no generated code for %s", n.Name, n.Op)
 	}

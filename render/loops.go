@@ -398,7 +398,11 @@ func (g *kernelGen) pointwiseNest(members []*loopir.Node) {
 		g.tiledNest(names, clause, emit)
 		return
 	}
-	g.openLoops(names, g.sp.outer, clause, simdSafe(members))
+	if safe := simdSafe(members); !safe && g.gatherInner(g.sp.outer) {
+		g.openGatherLoops(names, g.sp.outer, clause) // gather.go
+	} else {
+		g.openLoops(names, g.sp.outer, clause, safe)
+	}
 	g.push()
 	for _, n := range emit {
 		g.emitMember(n)

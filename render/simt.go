@@ -295,4 +295,6 @@ var hostOnlyOps = map[string]bool{
 	"conv2d_backward_input": true, "conv2d_backward_weight": true,
 	"max_pool2d": true, "max_pool2d_backward": true, "avg_pool2d": true, "avg_pool2d_backward": true,
 	"adaptive_avg_pool2d": true, "adaptive_avg_pool2d_backward": true,
+	"max_pool3d_with_indices": true, "adaptive_max_pool3d_with_indices": true, "max_unpool3d": true, "adaptive_max_pool3d_backward": true, // pool_nd.go
+	"scatter_add": true, // scatter_extern.go (a long index; a short one is a reduction)
 }

@@ -152,13 +152,15 @@ func TestRunCompiledDirWithoutCC(t *testing.T) {
 }
 
 // A compiled directory whose programs keep an eager fallback with integer
-// constants (scatter_add's dim in an Embedding's backward) runs: the
-// manifest read back keeps 0 an int, not the float 0.0.
+// constants (the dim of a scatter_add whose index is narrower than self,
+// testdata/scatter_narrow.json; an Embedding's backward, this test's trace
+// before, compiles its scatter_add now) runs: the manifest read back keeps
+// 1 an int, not the float 1.0.
 func TestRunCompiledDirWithIntConstFallback(t *testing.T) {
 	needCC(t)
 	t.Setenv("GCDBG_CACHE_DIR", t.TempDir())
 	dir := filepath.Join(t.TempDir(), "out")
-	if code, _, errs := run("compile", "../../verdict/testdata/embed_pad.json", "-o", dir); code != 0 {
+	if code, _, errs := run("compile", "testdata/scatter_narrow.json", "-o", dir); code != 0 {
 		t.Fatalf("compile: exit %d: %s", code, errs)
 	}
 	res := runCompiledJSON(t, dir)
@@ -166,6 +168,6 @@ func TestRunCompiledDirWithIntConstFallback(t *testing.T) {
 		t.Fatalf("not ok: %+v", res)
 	}
 	if fb := res.Graphs[0].Fallback; len(fb) == 0 || !strings.Contains(strings.Join(fb, " "), "scatter_add") {
-		t.Fatalf("test premise: embed_pad's backward runs scatter_add as an eager fallback with an int constant (fallbacks now: %v); if scatter_add compiles, point this test at another fallback op", fb)
+		t.Fatalf("test premise: scatter_narrow runs scatter_add as an eager fallback with an int constant (fallbacks now: %v); if it compiles, point this test at another fallback op", fb)
 	}
 }

@@ -1,0 +1,124 @@
+package render
+
+import (
+	"strings"
+
+	"gcdbg/ir"
+	"gcdbg/loopir"
+)
+
+// scatter_add with a long index (an embedding's gradient: 8,192 ids
+// scattered into a 32,000-row table) is an extern call with generated C
+// instead of an eager fallback (loopir/scatter.go compiles a short index,
+// k ≤ 16, as a reduction over it). out = self, then for every index
+// point p, in index order along dim,
+//
+//	out[p with dim = index[p]] += src[p]
+//
+// PyTorch's CPU scatter_add adds in the same order. The threads share the
+// points off dim (each takes the whole index range along dim for its
+// block of 64 positions after dim, and for its positions before dim), so
+// every output element is added to by one thread, in index order: no
+// atomics, and the result does not depend on the thread count. An index
+// outside [0, out.size(dim)) stops the worker naming the node, as
+// PyTorch raises.
+func (g *kernelGen) scatterAddExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
+	if len(args) < 4 {
+		g.fail("scatter_add %s: 4 arguments expected", n.Name)
+		return
+	}
+	self, ix, src := g.operand(args[0], "self"), g.operand(args[2], "index"), g.operand(args[3], "src")
+	dim, ok := args[1].(int64)
+	if self == nil || ix == nil || src == nil || !ok {
+		g.fail("scatter_add %s: tensors and an int dim are needed", n.Name)
+		return
+	}
+	rank := len(ob.Sizes)
+	if dim < 0 {
+		dim += int64(rank)
+	}
+	if rank == 0 || dim < 0 || dim >= int64(rank) || len(self.Sizes) != rank || len(ix.Sizes) != rank || len(src.Sizes) != rank {
+		g.fail("scatter_add %s: self, index, src and the result must have one rank and dim must lie in it", n.Name)
+		return
+	}
+	d := int(dim)
+	node := sanitizeIdent(n.Name)
+	if len(n.Origins) > 0 {
+		node = sanitizeIdent(n.Origins[len(n.Origins)-1]) + " (" + node + ")"
+	}
+	t, it := g.ctype(ob.DType), g.ctype(ix.DType)
+	prod := func(v []loopir.Expr) string {
+		if len(v) == 0 {
+			return "1"
+		}
+		return "(" + g.e(loopir.Mul(v...)) + ")"
+	}
+	// at is the offset of a point of view v whose coordinates before dim
+	// are the flat o, along dim k, after dim the flat i (over index's sizes).
+	at := func(v *loopir.View, k string) string {
+		terms := []string{"(" + g.e(v.Offset) + ")"}
+		unravel := func(flat string, lo, hi int) {
+			for j := lo; j < hi; j++ {
+				c := flat
+				if rest := ix.Sizes[j+1 : hi]; len(rest) > 0 {
+					c = "(" + flat + " / " + prod(rest) + ")"
+				}
+				if j > lo {
+					c = "(" + c + " % (" + g.e(ix.Sizes[j]) + "))"
+				}
+				terms = append(terms, c+" * ("+g.e(v.Strides[j])+")")
+			}
+		}
+		unravel("o", 0, d)
+		terms = append(terms, k+" * ("+g.e(v.Strides[d])+")")
+		unravel("i", d+1, rank)
+		return strings.Join(terms, " + ")
+	}
+	g.line("{ /* scatter_add along dim %d: out = self, then out[.., index[p], ..] += src[p] in index order; threads own output positions (no atomics) */", d)
+	g.ind++
+	g.line("const int64_t NO = %s, K = %s, NI = %s, NJ = %s, N = NO * NJ * NI;", prod(ix.Sizes[:d]), g.e(ix.Sizes[d]),
+		prod(ix.Sizes[d+1:]), g.e(ob.Sizes[d]))
+	g.line("const %s *S = %s; const %s *I = %s; const %s *X = %s; %s *Y = %s;", t, g.r.store[self.Buffer].c, it,
+		g.r.store[ix.Buffer].c, t, g.r.store[src.Buffer].c, t, out.c)
+	// out = self (self over the result's sizes, through its own strides)
+	g.line("#pragma omp parallel for if(N > 32768)")
+	g.line("for (int64_t f = 0; f < N; f++) {")
+	g.ind++
+	selfAt := []string{"(" + g.e(self.Offset) + ")"}
+	contiguous := true
+	for j := 0; j < rank; j++ {
+		if self.Strides[j].String() != loopir.Mul(ob.Sizes[j+1:]...).String() && ob.Sizes[j].String() != "1" {
+			contiguous = false
+		}
+	}
+	for j := 0; j < rank && !contiguous; j++ {
+		c := "f"
+		if rest := ob.Sizes[j+1:]; len(rest) > 0 {
+			c = "(f / " + prod(rest) + ")"
+		}
+		if j > 0 {
+			c = "(" + c + " % (" + g.e(ob.Sizes[j]) + "))"
+		}
+		selfAt = append(selfAt, c+" * ("+g.e(self.Strides[j])+")")
+	}
+	if contiguous {
+		selfAt = append(selfAt, "f")
+	}
+	g.line("Y[f] = S[%s];", strings.Join(selfAt, " + "))
+	g.ind--
+	g.line("}")
+	g.line("const int64_t NB = (NI + 63) / 64;")
+	g.line("#pragma omp parallel for collapse(2) if(NO * K * NI > 32768)")
+	g.line("for (int64_t o = 0; o < NO; o++)")
+	g.line("  for (int64_t b = 0; b < NB; b++)")
+	g.line("    for (int64_t k = 0; k < K; k++)")
+	g.line("      for (int64_t i = b * 64; i < (b * 64 + 64 < NI ? b * 64 + 64 : NI); i++) {")
+	g.ind += 4
+	g.line("const int64_t j = (int64_t)I[%s];", at(ix, "k"))
+	g.line("if (__builtin_expect(j < 0 || j >= NJ, 0)) gcdbg_oob(\"%s\", \"an index of the scatter_add result along dim %d\", j, NJ);", node, d)
+	g.line("Y[(o * NJ + j) * NI + i] += X[%s];", at(src, "k"))
+	g.ind -= 4
+	g.line("      }")
+	g.ind--
+	g.line("}")
+}
