@@ -416,8 +416,12 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		if a.V[5] == true || a.V[6] == true {
-			return nil, a.errf(5, "ceil_mode=True and return_indices=True are not supported by gcdbg for max_pool3d")
+		if a.V[5] == true || a.V[6] == true { // ops_pool.go
+			v, i, err := tensor.MaxPoolWithIndices(x, 3, k[:], s[:], p[:], d[:], a.V[5] == true)
+			if err != nil || a.V[6] != true {
+				return r.done(v, err)
+			}
+			return Tuple{v, i}, nil
 		}
 		return r.done(Pool3d(x, "max", k, s, p, d, true, 0))
 	})

@@ -26,6 +26,9 @@ var convPoolOps = map[string]struct {
 
 // convPoolExtern reports whether the renderer writes op with these args.
 func convPoolExtern(op string, bound []ir.Arg) bool {
+	if poolNDOps[op] {
+		return poolNDExtern(op, bound)
+	}
 	spec, ok := convPoolOps[op]
 	if !ok || spec.tensor >= len(bound) {
 		return false

@@ -221,3 +221,46 @@ func (g *kernelGen) maxUnpool(n *loopir.Node, args []ir.Arg, out *storage, ob *l
 	g.ind--
 	g.line("}")
 }
+
+// maxPoolIndicesBackward writes adaptive_max_pool3d_backward(grad_output,
+// self, indices), the gradient of both pools with indices: per plane,
+// zeros, then each output gradient added at its index, in order.
+func (g *kernelGen) maxPoolIndicesBackward(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
+	gy, x, ix := g.operand(args[0], "grad_output"), g.operand(args[1], "self"), g.operand(args[2], "indices")
+	if gy == nil || x == nil || ix == nil || (len(x.Sizes) != 4 && len(x.Sizes) != 5) || len(gy.Sizes) != len(x.Sizes) ||
+		len(ix.Sizes) != len(x.Sizes) || len(ob.Sizes) != len(x.Sizes) {
+		g.fail("%s %s: 4-D or 5-D grad_output, self and indices are needed", n.Op, n.Name)
+		return
+	}
+	rank := len(x.Sizes)
+	t := g.ctype(ob.DType)
+	gs, is, os := g.strides(gy.Strides), g.strides(ix.Strides), g.strides(ob.Strides)
+	sz := func(v []loopir.Expr, i int) string { return g.e(v[rank-3+i]) }
+	node := sanitizeIdent(n.Name)
+	if len(n.Origins) > 0 {
+		node = sanitizeIdent(n.Origins[len(n.Origins)-1]) + " (" + node + ")"
+	}
+	g.line("{ /* %s: each output gradient added at the input element its index names */", n.Op)
+	g.ind++
+	g.line("const int64_t C = %s, P = %s, D = %s, H = %s, W = %s, OD = %s, OH = %s, OW = %s;", g.e(x.Sizes[rank-4]),
+		planesOf(g, x.Sizes), sz(x.Sizes, 0), sz(x.Sizes, 1), sz(x.Sizes, 2), sz(gy.Sizes, 0), sz(gy.Sizes, 1), sz(gy.Sizes, 2))
+	g.line("const %s *G = %s; const int64_t *I = %s;", t, g.ptr(gy), g.ptr(ix))
+	g.line("#pragma omp parallel for if(P * D * H * W > 32768)")
+	g.line("for (int64_t pl = 0; pl < P; pl++) {")
+	g.ind++
+	g.line("(void)C;")
+	g.line("const %s *gp = G + %s; const int64_t *ipl = I + %s;", t, planeBase(gs, rank, "C"), planeBase(is, rank, "C"))
+	g.line("%s *dx = %s + %s;", t, out.c, planeBase(os, rank, "C"))
+	g.line("for (int64_t a = 0; a < D; a++) for (int64_t b = 0; b < H; b++) for (int64_t c = 0; c < W; c++)")
+	g.line("  dx[a * (%s) + b * (%s) + c * (%s)] = 0;", os[rank-3], os[rank-2], os[rank-1])
+	g.line("for (int64_t a = 0; a < OD; a++) for (int64_t b = 0; b < OH; b++) for (int64_t c = 0; c < OW; c++) {")
+	g.line("  const int64_t j = ipl[a * (%s) + b * (%s) + c * (%s)];", is[rank-3], is[rank-2], is[rank-1])
+	g.line("  if (__builtin_expect(j < 0 || j >= D * H * W, 0)) gcdbg_oob(\"%s\", \"an input plane of the pool\", j, D * H * W);", node)
+	g.line("  const int64_t jd = j / (H * W), jh = (j / W) %% H, jw = j %% W;")
+	g.line("  dx[jd * (%s) + jh * (%s) + jw * (%s)] += gp[a * (%s) + b * (%s) + c * (%s)];", os[rank-3], os[rank-2], os[rank-1], gs[rank-3], gs[rank-2], gs[rank-1])
+	g.line("}")
+	g.ind--
+	g.line("}")
+	g.ind--
+	g.line("}")
+}

@@ -18,13 +18,16 @@ func init() {
 }
 
 var extNN2Decompositions = []decomposition{
-	{"aten.max_pool3d", "max_pool3d(x, k, s, p, d) = max_pool1d along W, then H, then D (max over a box is separable)",
+	{"aten.max_pool3d", "max_pool3d(x, k, s, p, d) = max_pool1d along W, then H, then D (max over a box is separable); ceil_mode or return_indices: max_pool3d_with_indices",
 		func(b *builder, a []ir.Arg) ir.Arg {
-			if b.bool(a[5]) || b.bool(a[6]) {
-				b.failf("max_pool3d: ceil_mode=True and return_indices=True are not supported by gcdbg")
-				return nil
-			}
 			k, s, p, d := b.pool3Args(a[1], a[2], a[3], a[4])
+			if b.bool(a[5]) || b.bool(a[6]) { // decomp_pool.go
+				r := b.o("max_pool3d_with_indices", a[0], sizesArg(k), sizesArg(s), sizesArg(p), sizesArg(d), a[5])
+				if b.bool(a[6]) {
+					return ir.Tuple{b.o("getitem", r, int64(0)), b.o("getitem", r, int64(1))}
+				}
+				return b.o("getitem", r, int64(0))
+			}
 			x := a[0]
 			n := len(b.shape(x))
 			for i := 2; i >= 0; i-- {
@@ -166,21 +169,8 @@ var extNN2Decompositions = []decomposition{
 }
 
 func (b *builder) pool3Args(ka, sa, pa, da ir.Arg) (k, s, p, d []int) {
-	three := func(v ir.Arg, def []int) []int {
-		if v == nil {
-			return def
-		}
-		xs := b.ints(v)
-		switch len(xs) {
-		case 0:
-			return def
-		case 1:
-			return []int{xs[0], xs[0], xs[0]}
-		}
-		return xs
-	}
-	k = three(ka, nil)
-	return k, three(sa, k), three(pa, []int{0, 0, 0}), three(da, []int{1, 1, 1})
+	k = b.spatial(ka, 3, nil) // decomp_pool.go
+	return k, b.spatial(sa, 3, k), b.spatial(pa, 3, []int{0, 0, 0}), b.spatial(da, 3, []int{1, 1, 1})
 }
 
 func (b *builder) poolArgs(ka, sa, pa, da ir.Arg) (k, s, p, d int) {

@@ -381,6 +381,7 @@ func (nz *normalizer) emit(n *ir.Node, d *ir.OpDef, bound []ir.Arg) error {
 	for i := range bound {
 		bound[i] = nz.mapArg(bound[i])
 	}
+	adaptiveNone(d.Name, bound) // normalize_pool.go
 	c := &ir.Node{Name: n.Name, Op: ir.CallFunction, Target: d.Name, Args: d.Schema.Trim(bound), Meta: ir.Meta{Stack: n.Meta.Stack}}
 	if err := nz.add(c, n); err != nil {
 		return err
