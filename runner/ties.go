@@ -11,7 +11,7 @@ import (
 	"gcdbg/verdict"
 )
 
-// Index outputs of sort, argsort, topk, argmax and argmin are only defined
+// Index outputs of sort, argsort, topk, kthvalue, median, argmax and argmin are only defined
 // up to ties: PyTorch's sort (stable=False) leaves the order of equal
 // elements unspecified, and two correct implementations return different
 // indices for them. Two index tensors are equivalent when the values they
@@ -58,7 +58,7 @@ func tieSourceOf(u *stages.Unit, env map[*ir.Node]ir.Value, i int) *tieSource {
 		if !ok || len(n.Args) < 2 || n.Args[1] != ir.Arg(int64(1)) {
 			return nil
 		}
-		if src.Target != "aten.topk" && src.Target != "aten.sort" {
+		if src.Target != "aten.topk" && src.Target != "aten.sort" && src.Target != "aten.kthvalue" && src.Target != "aten.median" {
 			return nil
 		}
 		op = src
@@ -83,7 +83,7 @@ func tieSourceOf(u *stages.Unit, env map[*ir.Node]ir.Value, i int) *tieSource {
 	}
 	ts := &tieSource{x: x, dim: -1}
 	dimArg := 1
-	if op.Target == "aten.topk" {
+	if op.Target == "aten.topk" || op.Target == "aten.kthvalue" {
 		dimArg = 2
 	}
 	if dimArg < len(bound) {
@@ -94,8 +94,15 @@ func tieSourceOf(u *stages.Unit, env map[*ir.Node]ir.Value, i int) *tieSource {
 			ts.flat = true
 		}
 	}
-	if (op.Target == "aten.argmax" || op.Target == "aten.argmin") && len(bound) > 2 {
-		ts.keepdim, _ = bound[2].(bool)
+	switch op.Target {
+	case "aten.argmax", "aten.argmin", "aten.median": // keepdim after dim
+		if len(bound) > 2 {
+			ts.keepdim, _ = bound[2].(bool)
+		}
+	case "aten.kthvalue":
+		if len(bound) > 3 {
+			ts.keepdim, _ = bound[3].(bool)
+		}
 	}
 	if ts.dim < 0 {
 		ts.dim += len(x.Shape)

@@ -14,9 +14,10 @@ var real2Models = []struct {
 	name     string
 	fallback []string // node-name prefixes still allowed to run in the eager fallback
 }{
-	{"unet", []string{"cat", "scatter_add"}},                  // padding_mode reflect/replicate/circular, Conv1d padding='same'
-	{"lstm", []string{"lstm", "rnn_stack", "select_scatter"}}, // nn.LSTM (2 layers, batch_first, given hx), unbatched nn.RNN(relu)
-	{"gru", []string{"enc", "dec", "cat", "select_scatter"}},  // bidirectional 2-layer nn.GRU, nn.GRU from a given h_0
+	{"unet", []string{"scatter_add"}}, // padding_mode reflect/replicate/circular, Conv1d padding='same'
+	{"lstm", nil},                     // nn.LSTM (2 layers, batch_first, given hx), unbatched nn.RNN(relu)
+	{"gru", nil},                      // bidirectional 2-layer nn.GRU, nn.GRU from a given h_0
+	{"robust", nil},                   // median(dim), kthvalue, median(), logcumsumexp; the median's indices judged up to ties
 }
 
 func TestReal2ModelsRunCompiled(t *testing.T) {
