@@ -190,10 +190,18 @@ def _detach_all(x):
 def variant_function(o, kind, sample, grad):
     """(f, tensors) for the in-place or out= variant of sample, or Rejected."""
     inp, args, kwargs = sample.input, tuple(sample.args), dict(sample.kwargs)
-    if kind == "out" or not grad:
-        inp, args, kwargs = _detach_all((inp, args, kwargs))
     if not _is_tensor(inp):
         raise Rejected("the sample's input is not one tensor")
+    if kind == "inplace" and grad:
+        try:  # PyTorch's autograd may lack the in-place op's derivative (atanh_ in 1.13): no grads then
+            x = inp.clone()
+            o.inplace_variant(x, *args, **kwargs)
+            if x.requires_grad:
+                x.sum().backward()
+        except Exception:
+            grad = False
+    if kind == "out" or not grad:
+        inp, args, kwargs = _detach_all((inp, args, kwargs))
     try:  # what PyTorch does with this sample in this variant
         if kind == "inplace":
             x = inp.clone() if grad else inp.detach().clone()

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"fmt"
+	"strings"
 
 	"gcdbg/ir"
 )
@@ -18,9 +19,13 @@ import (
 // non-empty one) and computes some ops in the buffer's dtype; gcdbg takes
 // only buffers of the result's shape and dtype and refuses the others.
 
-// outVariant handles a call with an out= keyword; handled is false for
-// any other call.
+// outVariant handles a call with an out= keyword, and an in-place call
+// gcdbg has only the out-of-place op for (inplaceByCopy); handled is false
+// for any other call.
 func (nz *normalizer) outVariant(n *ir.Node) (handled bool, err error) {
+	if handled, err := nz.inplaceByCopy(n); handled {
+		return true, err
+	}
 	at := -1
 	for i, kv := range n.Kwargs {
 		if kv.Name == "out" {
@@ -86,16 +91,14 @@ func (nz *normalizer) outVariant(n *ir.Node) (handled bool, err error) {
 			return true, fmt.Errorf("kwargs.out[%d]: an out= buffer %s%v for a result %s%v is not supported (PyTorch would resize or cast it; gcdbg takes buffers of the result's shape and dtype)",
 				i, bm.DType, bm.Shape, rm.DType, rm.Shape)
 		}
-		var src ir.Arg = res
+		src := res
 		if !single {
-			item := &ir.Node{Name: nz.fresh(n.Name + "_result"), Op: ir.CallFunction, Target: "aten.getitem", Args: []ir.Arg{res, int64(i)}, Meta: ir.Meta{Stack: n.Meta.Stack}}
-			if err := nz.add(item, n); err != nil {
+			if src, err = nz.callFor(res, "aten.getitem", res, int64(i)); err != nil {
 				return true, err
 			}
-			src = item
 		}
-		cp := &ir.Node{Name: nz.fresh(n.Name + "_out"), Op: ir.CallFunction, Target: "aten.copy_", Args: []ir.Arg{buf, src}, Meta: ir.Meta{Stack: n.Meta.Stack}}
-		if err := nz.add(cp, n); err != nil {
+		cp, err := nz.callFor(res, "aten.copy_", buf, src)
+		if err != nil {
 			return true, err
 		}
 		written = append(written, cp)
@@ -104,6 +107,58 @@ func (nz *normalizer) outVariant(n *ir.Node) (handled bool, err error) {
 		nz.mapped[n] = written[0]
 	} else {
 		nz.mapped[n] = written
+	}
+	return true, nil
+}
+
+// inplaceByCopy handles an in-place call gcdbg has no in-place op for
+// (`x.cos_()`, `torch.atan2_(x, y)`, where it has cos and atan2): the
+// out-of-place op, then a copy_ of its result into self, which
+// functionalization makes the new version of self. PyTorch computes an
+// in-place op in the promoted dtype and casts the result to self's (it
+// refuses the casts that lose a kind, float into int), as copy_ does; the
+// result must have self's shape. Random ops (x.bernoulli_(p) is not
+// bernoulli(x)) are left to the canonical set.
+func (nz *normalizer) inplaceByCopy(n *ir.Node) (handled bool, err error) {
+	if (n.Op != ir.CallMethod && n.Op != ir.CallFunction) || !strings.HasSuffix(n.Target, "_") ||
+		strings.HasSuffix(n.Target, "__") || len(n.Args) == 0 {
+		return false, nil
+	}
+	if _, _, ok := canonicalFor(n); ok {
+		return false, nil // gcdbg has the in-place op itself
+	}
+	plain := *n
+	plain.Target = strings.TrimSuffix(n.Target, "_")
+	d, _, ok := canonicalFor(&plain)
+	if !ok || randomOps[d.Name] || d.Inplace {
+		return false, nil // unsupported, as any unknown target
+	}
+	selfSrc, ok := n.Args[0].(*ir.Node)
+	if !ok {
+		return true, fmt.Errorf("args[0]: in-place %s mutates a constant, not a tensor", n.Target)
+	}
+	self, ok := nz.mapped[selfSrc].(*ir.Node)
+	if !ok || self.Meta.Tensor == nil {
+		return true, fmt.Errorf("args[0]: in-place %s mutates %q, which is not a tensor", n.Target, selfSrc.Name)
+	}
+	plain.Meta.Tensor, plain.Meta.Items = nil, nil
+	if err := nz.call(&plain); err != nil {
+		return true, err
+	}
+	res, ok := nz.mapped[&plain].(*ir.Node)
+	if !ok || res.Meta.Tensor == nil {
+		return true, fmt.Errorf("target: %s does not compute one tensor to write into self", plain.Target)
+	}
+	if !res.Meta.Tensor.Shape.Equal(self.Meta.Tensor.Shape) {
+		return true, fmt.Errorf("args[0]: in-place %s of a %v tensor computes a %v result: PyTorch does not broadcast self", n.Target, self.Meta.Tensor.Shape, res.Meta.Tensor.Shape)
+	}
+	cp, err := nz.callFor(res, "aten.copy_", self, res)
+	if err != nil {
+		return true, err
+	}
+	nz.mapped[n] = cp
+	if n.Meta.Tensor != nil {
+		return true, checkMeta(n, cp.Meta.Tensor)
 	}
 	return true, nil
 }

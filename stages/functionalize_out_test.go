@@ -2,6 +2,7 @@ package stages
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -116,4 +117,66 @@ func TestOutVariantRefusals(t *testing.T) {
 // tensorJSONOf is tensorJSON for a tensor of any dtype.
 func tensorJSONOf(t *tensor.Tensor) string {
 	return strings.Replace(tensorJSON(t), `"dtype":"float32"`, fmt.Sprintf(`"dtype":%q`, t.DType), 1)
+}
+
+// inplaceTrace is `c = x.clone(); c.METHOD(ARGS...); return c` with x and y
+// the given float32 tensors.
+func inplaceTrace(t *testing.T, method, args string, x, y *tensor.Tensor) *trace.Trace {
+	t.Helper()
+	js := fmt.Sprintf(`{"format":"gcdbg.trace","version":1,"name":"t","graphs":[{"name":"g0","nodes":[
+	 {"name":"x","op":"placeholder","target":"x"},
+	 {"name":"y","op":"placeholder","target":"y"},
+	 {"name":"c","op":"call_method","target":"clone","args":[{"node":"x"}]},
+	 {"name":"r","op":"call_method","target":%q,"args":%s},
+	 {"name":"output","op":"output","target":"output","args":[{"node":"c"}]}]}],
+	 "tensors":{"x":%s,"y":%s}}`, method, args, tensorJSON(x), tensorJSON(y))
+	tr, err := trace.Parse([]byte(js), t.TempDir(), "t.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// x.cos_() and x.atan2_(y), which gcdbg has only out of place: the op, then
+// a copy_ into self; the returned clone holds the result.
+func TestInplaceByCopy(t *testing.T) {
+	x := tensor.FromFloats(tensor.Float32, []int{3}, []float64{0, 1, -2})
+	y := tensor.FromFloats(tensor.Float32, []int{3}, []float64{1, -1, 0.5})
+	for _, c := range []struct {
+		method, args string
+		want         []float64
+	}{
+		{"cos_", `[{"node":"c"}]`, []float64{1, math.Cos(1), math.Cos(-2)}},
+		{"atan2_", `[{"node":"c"},{"node":"y"}]`, []float64{math.Atan2(0, 1), math.Atan2(1, -1), math.Atan2(-2, 0.5)}},
+	} {
+		units, err := Run(inplaceTrace(t, c.method, c.args, x, y), "functional")
+		if err != nil {
+			t.Fatalf("%s: %v", c.method, err)
+		}
+		if mutates(units[0].Functional) {
+			t.Fatalf("%s: the functional graph mutates:\n%s", c.method, printFunctional(units[0]))
+		}
+		vals, err := interp.Run(units[0].Functional, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := vals[0].(*tensor.Tensor).Floats()
+		for i := range got {
+			if math.Abs(got[i]-c.want[i]) > 1e-6 {
+				t.Errorf("%s: got %v, want %v", c.method, got, c.want)
+				break
+			}
+		}
+	}
+	// a result of another shape than self is refused; a random in-place op
+	// is not rewritten (x.bernoulli_(p) is not bernoulli(x))
+	wide := tensor.FromFloats(tensor.Float32, []int{2, 3}, []float64{1, 2, 3, 4, 5, 6})
+	_, err := Run(inplaceTrace(t, "atan2_", `[{"node":"c"},{"node":"y"}]`, x, wide), "functional")
+	if err == nil || !strings.Contains(err.Error(), `node "r"`) || !strings.Contains(err.Error(), "does not broadcast self") {
+		t.Errorf("atan2_ of a [3] self with a [2, 3] other: %v", err)
+	}
+	_, err = Run(inplaceTrace(t, "bernoulli_", `[{"node":"c"},0.5]`, x, y), "functional")
+	if err == nil || !strings.Contains(err.Error(), "bernoulli_") {
+		t.Errorf("bernoulli_: %v", err)
+	}
 }

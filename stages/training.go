@@ -75,10 +75,10 @@ func (nz *normalizer) trainingPass() error {
 		}
 		var r ir.Arg
 		var err error
-		switch n.Target {
-		case "aten.batch_norm":
+		switch {
+		case n.Target == "aten.batch_norm":
 			r, err = nz.batchNormTraining(n)
-		case "aten.dropout", "aten.feature_dropout", "aten.rand_like", "aten.randn_like", "aten.bernoulli":
+		case randomOps[n.Target]:
 			var d *RandomDraw
 			r, d, err = nz.random(n, &offset)
 			if d != nil {
@@ -217,6 +217,10 @@ func (nz *normalizer) batchNormTraining(n *ir.Node) (ir.Arg, error) {
 	nz.rename(out, n)
 	return out, nil
 }
+
+// randomOps are the canonical ops that draw random numbers.
+var randomOps = map[string]bool{"aten.dropout": true, "aten.feature_dropout": true, "aten.rand_like": true,
+	"aten.randn_like": true, "aten.bernoulli": true}
 
 // random replaces a random node by PyTorch's recorded draw or by gcdbg's
 // own. A dropout in eval mode or with p = 0 is no random node (nil).
