@@ -39,6 +39,7 @@ type kernelGen struct {
 	// vecNotes say how the kernel's loops are vectorized (vector.go), for
 	// the kernel's comment.
 	vecNotes []string
+	stash    *stashPlan // values stashed between a row kernel's passes (stash.go)
 }
 
 // value is a C expression (a temporary's name) and its dtype.
@@ -498,10 +499,15 @@ func (g *kernelGen) load(s loopir.Stmt, vars map[string]string, tmps map[string]
 		return v
 	}
 	if p := g.inline[s.Buffer]; p != nil {
+		if v, ok := g.stashedLoad(s.Buffer); ok { // stash.go
+			g.remember(s.Buffer, v)
+			return v
+		}
 		v, ok := g.stmts(p, p.Body, g.varsOf(p), map[string]value{})
 		if !ok {
 			g.fail("inlined node %s has no store", p.Name)
 		}
+		g.stashStore(s.Buffer, v)
 		g.remember(s.Buffer, v)
 		return v
 	}

@@ -482,6 +482,7 @@ func (g *kernelGen) reductionNest() {
 		g.ind++
 	}
 	g.push()
+	g.stash = g.planStash(pass, npass) // stash.go
 	for p := 0; p <= npass; p++ {
 		for _, n := range g.k.Nodes {
 			if s, ok := slot[n]; ok && s == p && g.inline[n.Name] == nil {
@@ -491,8 +492,15 @@ func (g *kernelGen) reductionNest() {
 		if p == npass {
 			break
 		}
+		if g.stash != nil {
+			g.stash.pass = p
+		}
 		g.reducePass(p, pass)
+		if g.stash != nil {
+			g.stash.pass = -1
+		}
 	}
+	g.stash = nil
 	g.pop()
 	if len(xs) == 0 {
 		g.ind--
