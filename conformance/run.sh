@@ -24,6 +24,9 @@
 # ~/.cache/gcdbg-conformance: entries are keyed by the C code, compiler and flags, so a kernel an
 # earlier run built is the same kernel; a re-run of unchanged samples skips gcc, about 3x faster;
 # GCDBG_CONFORMANCE_CACHE=fresh uses an empty one; `gcdbg cache clear --dir DIR` empties it).
+# The whole script is one function, read before it runs: editing this file while a run is going
+# on does not change what that run does.
+main() {
 set -euo pipefail
 cd "$(dirname "$0")/.."
 args="$*"
@@ -79,3 +82,5 @@ $GO build -o "$dir/conformance" ./conformance/cmd/conformance
 GCDBG_CACHE_DIR="$cache" "$dir/conformance" -dir "$dir" -bin "$dir/gcdbg" -j "$J" -coverage "$dir/coverage.txt" \
   -md "$md" -passing conformance/passing.txt "${update[@]}" "${merge[@]}" -torch "$torch" -dtypes "$dtypes" \
   -note "$note" -command "conformance/run.sh $args" -results "${RESULTS:-/dev/null}" -commit "$commit" -date "$date"
+}
+main "$@"
