@@ -26,7 +26,7 @@ import (
 // them costs nothing that matters (losses). A newly registered op must
 // either get an Infer or be listed here.
 var fallbackOps = map[string]bool{
-	"aten.index": true, "aten.index_put": true, "aten.arange": true,
+	"aten.index": true, "aten.arange": true,
 	"aten.nll_loss": true, "aten.cross_entropy": true,
 	// random ops: the normalized stage replaces each by its draw, so no
 	// stage graph holds one (ops_train.go)
@@ -293,6 +293,12 @@ func syntheticCases() map[string][]inferCase {
 		add(op, ir.Tuple{int64(2), int64(3)}, int64(0), int64(8), nil)
 		add(op, ir.Tuple{int64(4)}, int64(1), int64(0), tensor.Float64)
 	}
+	// scatter and index_put infer without running the index (ops_ext_nn.go, ops_functional.go)
+	add("scatter", tm(f32, []int{3, 4}), int64(0), tm(i64, []int{2, 4}), tm(f32, []int{2, 5}), nil, nil)
+	add("scatter", tm(i64, []int{3, 4}, 1, 3), int64(1), tm(i64, []int{3, 2}), nil, 2.0, nil)
+	add("scatter_reduce", tm(f32, []int{3, 4}, 1, 3), int64(-1), tm(i64, []int{3, 2}), tm(f32, []int{3, 4}), "amax", false)
+	add("index_put", tm(f32, []int{3, 4}), ir.Tuple{tm(i64, []int{2})}, tm(f32, []int{2, 4}), false)
+	add("index_put", tm(i64, []int{3, 4}, 1, 3), ir.Tuple{ir.Slice{}, tm(i64, []int{2})}, tm(i64, []int{3, 1}), true)
 	for _, in := range []*ir.TensorMeta{x, xt, xe, xs, xi, tm(bl, []int{3})} {
 		for _, op := range []string{"neg", "exp", "relu", "sigmoid", "abs", "logical_not", "bitwise_not", "isnan", "sign", "floor", "silu", "square"} {
 			add(op, in)

@@ -696,7 +696,7 @@ func inferGather(a Args) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if idx.DType != tensor.Int64 {
+	if idx.DType != tensor.Int64 && tensor.Numel(idx.Shape.Sizes()) != 0 { // PyTorch takes an empty index of any dtype
 		return nil, fmt.Errorf("gather(): Expected dtype int64 for index, got %s", idx.DType)
 	}
 	if len(idx.Shape) != len(x.Shape) && !(len(idx.Shape) <= 1 && len(x.Shape) <= 1) {

@@ -5,7 +5,7 @@ package ir_test
 func init() {
 	for _, n := range []string{"binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "kl_div",
 		"l1_loss", "mse_loss", "smooth_l1_loss", "soft_margin_loss", "glu", "prelu", "var_mean", "std_mean",
-		"scatter", "scatter_reduce", "pad", "interpolate", "conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "convolution",
+		"pad", "interpolate", "conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "convolution",
 		"pixel_shuffle", "pixel_unshuffle", "diagonal", "repeat", "fill", "empty", "empty_strided", "cdist", "cosine_similarity",
 		"normalize", "take_along_dim", "scaled_dot_product_attention",
 		"max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "local_response_norm", "gru_cell", "lstm_cell", "multi_head_attention",

@@ -359,19 +359,16 @@ func init() {
 		}
 		return r.done(tensor.Scatter(x, d, idx, src, v, red))
 	})
-	sc.Infer = nil // by example: inferScatterLike reads scatter_add's layout
+	sc.Infer = inferScatterOp
 	sr := Register("scatter_reduce(self, dim, index, src, reduce, include_self=True)", KindIndex, func(a Args) (Value, error) {
 		r := &ar{a: a}
 		x, d, idx, src, red, inc := r.t(0), r.i(1), r.t(2), r.t(3), r.s(4), r.b(5)
 		if r.err != nil {
 			return nil, r.err
 		}
-		if !inc || (red != "sum" && red != "prod") {
-			return nil, a.errf(4, "scatter_reduce with reduce=%q, include_self=%v is not supported by gcdbg (sum and prod with include_self=True are)", red, inc)
-		}
-		return r.done(tensor.Scatter(x, d, idx, src, 0, red))
+		return r.done(tensor.ScatterReduce(x, d, idx, src, red, inc))
 	})
-	sr.Infer = nil
+	sr.Infer = inferScatterOp
 	MarkCore("aten.scatter")
 	MarkCore("aten.scatter_reduce")
 	Register("cdist(x1, x2, p=2.0, compute_mode=None)", KindOther, func(a Args) (Value, error) {
@@ -614,4 +611,34 @@ func SDPA(q, k, v, mask *tensor.Tensor, causal bool, scale *float64) (*tensor.Te
 		return nil, err
 	}
 	return tensor.Matmul(p, v)
+}
+
+// inferScatterOp is scatter's and scatter_reduce's inference: a fresh
+// row-major copy of self. (Not by example: an example index filled with
+// ones is out of bounds wherever self's dim has size 1.) Index values are
+// checked when the op runs.
+func inferScatterOp(a Args) (Value, error) {
+	x, err := a.meta(0)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := a.meta(2)
+	if err != nil {
+		return nil, err
+	}
+	if idx.DType != tensor.Int64 {
+		return nil, fmt.Errorf("%s(): Expected dtype int64 for index", a.Op.Schema.Name)
+	}
+	if max(len(idx.Shape), 1) != max(len(x.Shape), 1) {
+		return nil, fmt.Errorf("Index tensor must have the same number of dimensions as self tensor")
+	}
+	if src, ok := a.V[3].(*TensorMeta); ok {
+		if max(len(src.Shape), 1) != max(len(x.Shape), 1) {
+			return nil, fmt.Errorf("Index tensor must have the same number of dimensions as src tensor")
+		}
+		if src.DType != x.DType {
+			return nil, fmt.Errorf("%s(): Expected self.dtype to be equal to src.dtype", a.Op.Schema.Name)
+		}
+	}
+	return contig(x.DType, x.Shape.Sizes()), nil
 }

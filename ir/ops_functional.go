@@ -1,6 +1,10 @@
 package ir
 
-import "gcdbg/tensor"
+import (
+	"fmt"
+
+	"gcdbg/tensor"
+)
 
 // The functional counterparts of mutation, which functionalization emits
 // in place of in-place ops and writes through views (AOTAutograd's
@@ -50,7 +54,10 @@ func init() {
 	// subscript exactly as setitem takes it (ints, slices, None, Ellipsis,
 	// index tensors, a tuple of those), not aten's list of optional
 	// tensors: it must express every `x[...] = v` the trace can hold.
-	Register("index_put(self, indices, values)", KindIndex, func(a Args) (Value, error) {
+	// accumulate=True adds the values (repeated indices add up). aten's
+	// spelling (a list of optional index tensors) is rewritten into a
+	// subscript by the normalized stage (stages/normalize_index.go).
+	ip := Register("index_put(self, indices, values, accumulate=False)", KindIndex, func(a Args) (Value, error) {
 		x, err := a.Tensor(0)
 		if err != nil {
 			return nil, err
@@ -63,8 +70,16 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		acc, err := a.Bool(3)
+		if err != nil {
+			return nil, err
+		}
+		if acc {
+			return tensor.IndexPutAccumulate(x, items, v)
+		}
 		return tensor.IndexPutCopy(x, items, v)
 	})
+	ip.Infer = inferIndexPut
 	for _, n := range []string{"slice_scatter", "select_scatter", "index_put"} {
 		MarkCore("aten." + n)
 	}
@@ -77,4 +92,19 @@ func twoTensors(a Args) (*tensor.Tensor, *tensor.Tensor, error) {
 	}
 	src, err := a.Tensor(1)
 	return x, src, err
+}
+
+// inferIndexPut: a fresh row-major copy of self. (Not by example: an
+// example bool mask filled with ones selects every element, and an example
+// index of ones is out of bounds where the dim has size 1.) The values'
+// shape is checked against the selected elements when the op runs.
+func inferIndexPut(a Args) (Value, error) {
+	x, err := a.meta(0)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := a.V[2].(*TensorMeta); ok && a.V[3] == true && v.DType != x.DType {
+		return nil, fmt.Errorf("Index put requires the source and destination dtypes match, got %s for the destination and %s for the source.", x.DType, v.DType)
+	}
+	return contig(x.DType, x.Shape.Sizes()), nil
 }

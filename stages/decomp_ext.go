@@ -123,7 +123,13 @@ func (b *builder) padDim(x ir.Arg, d, lo, hi int, mode string, value ir.Arg) ir.
 			b.failf("pad: padding value causes wrapping around more than once")
 			return nil
 		}
-		src = b.o("remainder", idx, int64(n))
+		// wrap around x cropped by the negative amounts (ATen's _pad_circular)
+		cl, c := max(-lo, 0), n-max(-lo, 0)-max(-hi, 0)
+		if c <= 0 {
+			b.failf("pad: circular padding (%d, %d) leaves nothing of a dimension of size %d to wrap", lo, hi, n)
+			return nil
+		}
+		src = b.o("add", b.o("remainder", b.indexRange(-max(lo, 0), m), int64(c)), int64(cl))
 	default:
 		b.failf("pad: unsupported padding mode %q (constant, reflect, replicate, circular)", mode)
 		return nil

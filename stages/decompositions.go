@@ -95,7 +95,7 @@ var decompositions = []decomposition{
 			return a[0]
 		}},
 	{"aten.dtype", "folded: the dtype, a Python constant", foldPython},
-	{"aten.embedding", "embedding(idx, w) = view(index_select(w, 0, view(idx, [-1])), idx.shape + [D]); with padding_idx p the rows where idx == p are detach()ed, so the padding row's gradient stays zero",
+	{"aten.embedding", "embedding(idx, w) = view(index_select(w, 0, view(idx, [-1])), idx.shape + [D]); with padding_idx p the rows where idx == p are detach()ed, so the padding row's gradient stays zero; with max_norm m the rows r are detach(where(norm(r) > m, r * (m / (norm(r) + 1e-7)), r)) + (r - detach(r)): renormalized values, unscaled gradient",
 		decompEmbedding},
 	{"aten.expand_as", "expand_as(x, o) = expand(x, o.shape)",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.call("aten.expand", a[0], sizesArg(b.shape(a[1]))) }},
@@ -379,15 +379,19 @@ func decompMatmul(b *builder, a []ir.Arg) ir.Arg {
 
 func (b *builder) addmm(mm string, a []ir.Arg) ir.Arg {
 	r := ir.Arg(b.call(mm, a[1], a[2]))
-	if b.float(a[4]) != 1 {
-		r = b.call("aten.mul", r, a[4])
+	beta, alpha := a[3], a[4]
+	if b.dtype(r).IsInt() { // Scalar.to<int64_t>(): an integer addmm truncates beta and alpha (0.6 is 0)
+		beta, alpha = int64(b.float(beta)), int64(b.float(alpha))
 	}
-	if b.float(a[3]) == 0 { // PyTorch ignores self (even NaN in it) when beta is 0
+	if b.float(alpha) != 1 {
+		r = b.call("aten.mul", r, alpha)
+	}
+	if b.float(beta) == 0 { // PyTorch ignores self (even NaN in it) when beta is 0
 		return r
 	}
 	s := a[0]
-	if b.float(a[3]) != 1 {
-		s = b.call("aten.mul", s, a[3])
+	if b.float(beta) != 1 {
+		s = b.call("aten.mul", s, beta)
 	}
 	return b.call("aten.add", r, s)
 }

@@ -373,9 +373,13 @@ func init() {
 				c.acc(1, c.op("select", c.g, c.a[2], c.a[3]))
 			}
 		}},
-		"index_put": {"self: grad.index_put(indices, 0), values: grad[indices] (summed to values' shape)", func(c *dctx) {
+		"index_put": {"self: accumulate ? grad : grad.index_put(indices, 0), values: grad[indices] (summed to values' shape)", func(c *dctx) {
 			if c.needs(0) {
-				c.acc(0, c.op("index_put", c.g, c.a[1], 0.0))
+				if acc, _ := c.a[3].(bool); acc {
+					c.acc(0, c.g)
+				} else {
+					c.acc(0, c.op("index_put", c.g, c.a[1], 0.0))
+				}
 			}
 			if c.needs(2) {
 				c.acc(2, c.op("getitem", c.g, c.a[1]))

@@ -369,10 +369,12 @@ func (nz *normalizer) call(n *ir.Node) error {
 	if d.Name == "aten.round" && roundHasDecimals(n) { // torch.round(x, decimals=d)
 		d, al = ir.Lookup("aten.round_decimals"), alias{Op: "round_decimals"}
 	}
-	d, args, err := bindAlias(n, d, al)
+	d, args, err := bindAlias(unbiasedOverload(n, d), d, al) // normalize_overloads.go: var(x, True)
 	if err != nil {
 		return err
 	}
+	atenIndices(n, d, args) // normalize_index.go: index_put's list of optional tensors
+	intHardtanhBounds(al, args)
 	return nz.emit(n, d, args)
 }
 

@@ -47,6 +47,8 @@ func init() {
 		"aten:_adaptive_avg_pool2d":           {Op: "adaptive_avg_pool2d", Schema: "_adaptive_avg_pool2d(self, output_size)"},
 		"aten:_adaptive_avg_pool2d_backward":  {Op: "adaptive_avg_pool2d_backward"},
 		"aten:split_with_sizes":               {Op: "split", Schema: "split_with_sizes(self, split_sizes, dim=0)", Rename: map[string]string{"split_sizes": "split_size_or_sections"}},
+		"torch.split_with_sizes":              {Op: "split", Schema: "split_with_sizes(self, split_sizes, dim=0)", Rename: map[string]string{"split_sizes": "split_size_or_sections"}},
+		"method:split_with_sizes":             {Op: "split", Schema: "split_with_sizes(self, split_sizes, dim=0)", Rename: map[string]string{"split_sizes": "split_size_or_sections"}},
 		"aten:sym_numel":                      {Op: "numel"},
 		"aten:sym_size":                       {Op: "size"},
 		"aten:_cdist_forward":                 {Op: "cdist", Schema: "_cdist_forward(x1, x2, p, compute_mode)"},

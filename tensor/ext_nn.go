@@ -19,11 +19,21 @@ func Pad(x *Tensor, pads []int, mode string, value float64) (*Tensor, error) {
 	}
 	out := append([]int{}, x.Shape...)
 	lo := make([]int, x.Dim())
+	// circular wraps around the input cropped by the negative amounts
+	// (ATen's _pad_circular copies the cropped input, then the pads from it)
+	crop, cropped := make([]int, x.Dim()), append([]int{}, x.Shape...)
 	for i := 0; i < len(pads)/2; i++ {
 		d := x.Dim() - 1 - i
 		lo[d] = pads[2*i]
 		out[d] += pads[2*i] + pads[2*i+1]
 		n := x.Shape[d]
+		if mode == "circular" {
+			crop[d], lo[d] = max(-pads[2*i], 0), max(pads[2*i], 0)
+			cropped[d] = n - crop[d] - max(-pads[2*i+1], 0)
+		}
+		if mode != "constant" && n == 0 && (pads[2*i] > 0 || pads[2*i+1] > 0) {
+			return nil, fmt.Errorf("%s padding of an empty dimension %d of input %v", mode, d, x.Shape)
+		}
 		if out[d] < 0 {
 			return nil, fmt.Errorf("The input size %d, plus negative padding %d and %d resulted in a negative output size", n, pads[2*i], pads[2*i+1])
 		}
@@ -41,11 +51,11 @@ func Pad(x *Tensor, pads []int, mode string, value float64) (*Tensor, error) {
 			return nil, fmt.Errorf("Unrecognised padding mode %s", mode)
 		}
 	}
-	if mode != "constant" && x.Numel() == 0 {
-		return nil, fmt.Errorf("%s padding of an empty tensor", mode)
-	}
 	if err := checkSizes(out); err != nil {
 		return nil, err
+	}
+	if x.Numel() == 0 || Numel(out) == 0 {
+		return New(x.DType, out...), nil
 	}
 	src := x.Contiguous()
 	res := New(x.DType, out...)
@@ -67,7 +77,9 @@ func Pad(x *Tensor, pads []int, mode string, value float64) (*Tensor, error) {
 			case "replicate":
 				i = min(max(i, 0), n-1)
 			case "circular":
-				i = ((i % n) + n) % n
+				if c := cropped[d]; c > 0 {
+					i = ((i%c)+c)%c + crop[d]
+				}
 			default:
 				if i < 0 || i >= n {
 					inside = false
@@ -300,9 +312,11 @@ func Scatter(x *Tensor, dim int, index, src *Tensor, value float64, reduce strin
 	if err != nil {
 		return nil, err
 	}
-	if index.Dim() != x.Dim() || (src != nil && src.Dim() != x.Dim()) {
+	if max(index.Dim(), 1) != max(x.Dim(), 1) || (src != nil && max(src.Dim(), 1) != max(x.Dim(), 1)) {
 		return nil, fmt.Errorf("Index tensor must have the same number of dimensions as self tensor")
 	}
+	x, ts, restore := scatterScalars(x, index, src)
+	index, src = ts[0], ts[1]
 	for i := range index.Shape {
 		if (src != nil && index.Shape[i] > src.Shape[i]) || (i != d && index.Shape[i] > x.Shape[i]) {
 			return nil, fmt.Errorf("Expected index %v to be smaller than self %v apart from dimension %d and to be smaller size than src %v", index.Shape, x.Shape, d, src.Shape)
@@ -311,10 +325,7 @@ func Scatter(x *Tensor, dim int, index, src *Tensor, value float64, reduce strin
 	if src != nil && src.DType != x.DType {
 		return nil, fmt.Errorf("scatter(): Expected self.dtype to be equal to src.dtype")
 	}
-	size := 1
-	if x.Dim() > 0 {
-		size = x.Shape[d]
-	}
+	size := x.Shape[d]
 	out := x.Contiguous().Clone()
 	idx := make([]int, index.Dim())
 	dst := make([]int, index.Dim())
@@ -344,9 +355,9 @@ func Scatter(x *Tensor, dim int, index, src *Tensor, value float64, reduce strin
 			cur = float64(out.S.I[p])
 		}
 		switch reduce {
-		case "add", "sum":
+		case "add":
 			v += cur
-		case "multiply", "prod":
+		case "multiply":
 			v *= cur
 		case "":
 		default:
@@ -358,7 +369,7 @@ func Scatter(x *Tensor, dim int, index, src *Tensor, value float64, reduce strin
 			out.S.I[p] = wrapInt(out.DType, int64(v))
 		}
 	}
-	return out, nil
+	return restore(out), nil
 }
 
 // Cdist is torch.cdist(x1, x2, p): pairwise p-norm distances of the rows

@@ -55,7 +55,7 @@ func Gather(x *Tensor, dim int, index *Tensor) (*Tensor, error) {
 	if err := checkT(x, index); err != nil {
 		return nil, err
 	}
-	if index.DType != Int64 {
+	if index.DType != Int64 && index.Numel() != 0 { // PyTorch takes an empty index of any dtype
 		return nil, fmt.Errorf("gather(): Expected dtype int64 for index, got %s", torchName(index.DType))
 	}
 	nd := max(x.Dim(), 1)

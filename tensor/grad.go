@@ -326,9 +326,11 @@ func ScatterAdd(x *Tensor, dim int, index, src *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if index.Dim() != x.Dim() || src.Dim() != x.Dim() {
+	if max(index.Dim(), 1) != max(x.Dim(), 1) || max(src.Dim(), 1) != max(x.Dim(), 1) {
 		return nil, fmt.Errorf("scatter_add(): index %v, self %v and src %v must have the same number of dimensions", index.Shape, x.Shape, src.Shape)
 	}
+	x, ts, restore := scatterScalars(x, index, src)
+	index, src = ts[0], ts[1]
 	for i := range index.Shape {
 		if index.Shape[i] > src.Shape[i] || (i != d && index.Shape[i] > x.Shape[i]) {
 			return nil, fmt.Errorf("scatter_add(): index %v must be no larger than src %v, and than self %v apart from dimension %d", index.Shape, src.Shape, x.Shape, d)
@@ -337,13 +339,10 @@ func ScatterAdd(x *Tensor, dim int, index, src *Tensor) (*Tensor, error) {
 	if src.DType != x.DType {
 		return nil, fmt.Errorf("scatter_add(): Expected self.dtype to be equal to src.dtype, got %s and %s", x.DType, src.DType)
 	}
-	size := 1
-	if x.Dim() > 0 {
-		size = x.Shape[d]
-	}
+	size := x.Shape[d]
 	out := x.Clone()
 	if index.Numel() == 0 {
-		return out, nil
+		return restore(out), nil
 	}
 	idx := make([]int, index.Dim())
 	dst := make([]int, index.Dim())
@@ -368,5 +367,5 @@ func ScatterAdd(x *Tensor, dim int, index, src *Tensor) (*Tensor, error) {
 			out.S.I[p] = wrapInt(out.DType, out.S.I[p]+src.S.I[q])
 		}
 	}
-	return out, nil
+	return restore(out), nil
 }

@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 )
@@ -302,7 +303,10 @@ func Bmm(a, b *Tensor) (*Tensor, error) {
 // nnScaleAdd computes beta*bias + alpha*prod in place on prod, with bias
 // broadcast to shape. beta == 0 ignores bias (NaN/inf in it do not
 // propagate), as PyTorch does.
-func nnScaleAdd(op string, prod []float64, shape []int, bias *Tensor, beta, alpha float64) error {
+func nnScaleAdd(op string, dt DType, prod []float64, shape []int, bias *Tensor, beta, alpha float64) error {
+	if dt.IsInt() { // Scalar.to<int64_t>(): an integer addmm truncates beta and alpha (0.6 is 0)
+		beta, alpha = math.Trunc(beta), math.Trunc(alpha)
+	}
 	bb, err := bias.BroadcastTo(shape)
 	if err != nil {
 		return fmt.Errorf("%s: the expanded size of the bias %v must match the result size %v", op, bias.Shape, shape)
@@ -345,7 +349,7 @@ func Addmm(bias, a, b *Tensor, beta, alpha float64) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := nnScaleAdd("addmm", data, shape, bias, beta, alpha); err != nil {
+	if err := nnScaleAdd("addmm", dt, data, shape, bias, beta, alpha); err != nil {
 		return nil, err
 	}
 	return nnFromData(dt, shape, data), nil
@@ -367,7 +371,7 @@ func Baddbmm(bias, a, b *Tensor, beta, alpha float64) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := nnScaleAdd("baddbmm", data, shape, bias, beta, alpha); err != nil {
+	if err := nnScaleAdd("baddbmm", dt, data, shape, bias, beta, alpha); err != nil {
 		return nil, err
 	}
 	return nnFromData(dt, shape, data), nil
@@ -399,7 +403,7 @@ func Linear(x, w, b *Tensor) (*Tensor, error) {
 	nnLinearDots(nnData(x), nnData(w), res, rows, in, out)
 	shape := append(append([]int{}, x.Shape[:x.Dim()-1]...), out)
 	if b != nil {
-		if err := nnScaleAdd("linear", res, shape, b, 1, 1); err != nil {
+		if err := nnScaleAdd("linear", dt, res, shape, b, 1, 1); err != nil {
 			return nil, err
 		}
 	}

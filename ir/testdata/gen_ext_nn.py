@@ -176,3 +176,33 @@ for dt in (f32, f64):
     case("avg_pool3d", lambda a, k, s, p, c, ci, do: F.avg_pool3d(a, k, s, p, c, ci, do), x, [2, 3, 3], [1, 2, 2], [1, 1, 0], False, False, None)
     case("avg_pool3d", lambda a, k, s, p, c, ci, do: F.avg_pool3d(a, k, s, p, c, ci, do), x, 2, None, 0, False, True, 5)
     case("adaptive_avg_pool3d", F.adaptive_avg_pool3d, x, [2, 3, 4])
+
+# scatter_reduce: every reduction, with and without self, repeated and unused
+# indices, int64 (mean floors), bool, NaN/inf sources, a zero in prod's
+# sources, the index smaller than src; float64 cases are gradchecked.
+sred = lambda s, d, i, src, red, inc: s.scatter_reduce(d, i, src, red, include_self=inc)
+sidx = torch.tensor([[0, 1, 0], [2, 0, 3], [0, 1, 1]])
+for red in ("sum", "prod", "mean", "amax", "amin"):
+    for inc in (True, False):
+        for dt in (f32, f64):
+            case("scatter_reduce", sred, r(4, 3, dtype=dt), 0, sidx, r(3, 3, dtype=dt, lo=0.5, hi=2.0) * torch.tensor([1.0, -1.0, 1.0], dtype=dt), red, inc)
+            case("scatter_reduce", sred, r(3, 5, dtype=dt), -1, torch.tensor([[4, 4], [0, 2], [1, 1]]), r(3, 4, dtype=dt), red, inc, grad=False)
+        case("scatter_reduce", sred, torch.randint(-9, 9, (4, 3)), 0, sidx, torch.randint(-9, 9, (3, 3)), red, inc)
+        case("scatter_reduce", sred, torch.rand(4, 3) > 0.5, 0, sidx, torch.rand(3, 3) > 0.5, red, inc)  # PyTorch refuses bool mean
+        case("scatter_reduce", sred, torch.tensor([1.0, float("nan"), 3.0, -1.0]), 0, torch.tensor([0, 1, 2, 2, 3, 3]),
+             torch.tensor([float("nan"), 2.0, float("-inf"), 5.0, float("inf"), 0.0]), red, inc, grad=False)
+        case("scatter_reduce", sred, r(2, 4, dtype=f64), 1, torch.tensor([[1, 1, 3], [0, 2, 2]]),
+             torch.tensor([[0.0, 1.5, 2.0], [-1.0, 0.0, 3.0]], dtype=f64), red, inc)
+    case("scatter_reduce", sred, r(3, dtype=f64), 0, torch.tensor([], dtype=torch.int64), r(0, dtype=f64), red, False)
+    case("scatter_reduce", sred, r(2, 2, dtype=f64), 0, torch.tensor([[5, 0]]), r(1, 2, dtype=f64), red, True)  # out of bounds
+
+# pad: circular wraps around the input cropped by negative amounts; empty batches.
+for dt in (f32, f64):
+    padf = lambda a, p, m, v: F.pad(a, p, m)
+    case("pad", padf, r(1, 3, 4, 4, dtype=dt), [-1, 1, -2, 1], "circular", None)
+    case("pad", padf, r(1, 2, 6, dtype=dt), [2, -1], "circular", None)
+    case("pad", padf, r(1, 2, 6, dtype=dt), [-2, 3], "circular", None)
+    case("pad", padf, r(0, 3, 3, dtype=dt), [1, 2], "circular", None)
+    case("pad", padf, r(0, 3, 3, dtype=dt), [1, 1], "reflect", None)
+    case("pad", padf, r(0, 3, 3, dtype=dt), [1, 2], "replicate", None)
+case("pad", lambda a, p, m, v: F.pad(a, p, m), torch.randint(-9, 9, (1, 2, 6)), [2, -1], "circular", None)

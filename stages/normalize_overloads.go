@@ -1,0 +1,48 @@
+package stages
+
+import (
+	"math"
+	"strings"
+
+	"gcdbg/ir"
+)
+
+// unbiasedOverload binds torch.var(x, True) / x.std(False): PyTorch's
+// overload var(input, unbiased: bool), whose second positional argument is
+// unbiased, not the canonical schema's dim. It returns n itself otherwise.
+func unbiasedOverload(n *ir.Node, d *ir.OpDef) *ir.Node {
+	if (d.Name != "aten.var" && d.Name != "aten.std") || len(n.Args) != 2 {
+		return n
+	}
+	if _, ok := n.Args[1].(bool); !ok {
+		return n
+	}
+	if _, ok := n.Kwarg("unbiased"); ok {
+		return n
+	}
+	c := *n
+	c.Args = n.Args[:1:1]
+	c.Kwargs = append(append([]ir.Kwarg{}, n.Kwargs...), ir.Kwarg{Name: "unbiased", Value: n.Args[1]})
+	return &c
+}
+
+// intHardtanhBounds: F.hardtanh and F.relu6 of an integer tensor keep its
+// dtype (ATen clamps into an empty_like(self) result, truncating a float
+// bound), where clamp with float bounds would promote to float. Since
+// truncation is monotonic and integers are its fixed points,
+// trunc(clamp(x, lo, hi)) = clamp(x, trunc(lo), trunc(hi)): the canonical
+// clamp gets the truncated bounds as ints.
+func intHardtanhBounds(al alias, args []ir.Arg) {
+	if al.Op != "clamp" || !strings.HasPrefix(al.Schema, "hardtanh(") && !strings.HasPrefix(al.Schema, "relu6(") || len(args) < 3 {
+		return
+	}
+	x, ok := args[0].(*ir.Node)
+	if !ok || x.Meta.Tensor == nil || !x.Meta.Tensor.DType.IsInt() {
+		return
+	}
+	for i := 1; i <= 2; i++ {
+		if f, ok := args[i].(float64); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			args[i] = int64(math.Trunc(f))
+		}
+	}
+}
