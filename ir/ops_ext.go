@@ -162,6 +162,9 @@ func init() {
 			if r.err != nil {
 				return nil, r.err
 			}
+			if op == "softsign" || op == "tanhshrink" { // their Python forms take integers to the default float
+				floatOperands(&x)
+			}
 			return r.done(tensor.Activation(op, x, p...))
 		})
 	}

@@ -97,6 +97,15 @@ func init() {
 		if r.err != nil {
 			return nil, r.err
 		}
+		if !x.DType.IsFloat() && x.DType != tensor.Bool {
+			// ATen converts threshold and value to the integer type
+			ti, vi := math.Trunc(th), math.Trunc(v)
+			keep, err := tensor.Binary("gt", x, tensor.PyNumber(int64(ti)))
+			if err != nil {
+				return nil, err
+			}
+			return r.done(tensor.Where(keep, x, tensor.PyNumber(int64(vi)).To(x.DType)))
+		}
 		return r.done(tensor.MapFloat("threshold", func(e []float64) float64 {
 			if e[0] > th || math.IsNaN(e[0]) {
 				return e[0]

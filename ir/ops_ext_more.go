@@ -112,6 +112,7 @@ func init() {
 		if r.err != nil {
 			return nil, r.err
 		}
+		floatOperands(&x1, &x2)
 		return r.done(pairwiseDistance(x1, x2, p, eps, keep))
 	})
 	Register("margin_ranking_loss(input1, input2, target, margin=0.0, reduction='mean')", KindLoss, func(a Args) (Value, error) {
@@ -120,6 +121,7 @@ func init() {
 		if r.err != nil {
 			return nil, r.err
 		}
+		floatOperands(&x1, &x2, &t)
 		l, err := tensor.MapFloat("margin_ranking_loss", func(v []float64) float64 { return math.Max(-v[2]*(v[0]-v[1])+m, 0) }, x1, x2, t)
 		if err != nil {
 			return nil, err
@@ -153,6 +155,7 @@ func init() {
 		if r.err != nil {
 			return nil, r.err
 		}
+		floatOperands(&x, &t)
 		l, err := tensor.MapFloat("poisson_nll_loss", func(v []float64) float64 {
 			var o float64
 			if li {
@@ -176,6 +179,7 @@ func init() {
 		if r.err != nil {
 			return nil, r.err
 		}
+		floatOperands(&an, &po, &ne)
 		dp, err := pairwiseDistance(an, po, p, eps, false)
 		if err != nil {
 			return nil, err

@@ -159,3 +159,21 @@ func init() {
 		return tensor.Reshape(out, out.Shape[1:])
 	})
 }
+
+// floatOperands takes integer operands to the default float dtype
+// (float32) when no operand is floating: the losses and distances whose
+// Python forms add a float scalar (margin, eps) or apply exp/log/tanh to
+// integer tensors compute in float32 there. Mixed operands keep their
+// dtypes (MapFloat promotes them).
+func floatOperands(ts ...**tensor.Tensor) {
+	ops := make([]tensor.Operand, len(ts))
+	for i, t := range ts {
+		ops[i] = (*t).Operand()
+	}
+	if tensor.ResultType(ops...).IsFloat() {
+		return
+	}
+	for _, t := range ts {
+		*t = (*t).To(tensor.Float32)
+	}
+}

@@ -3,6 +3,7 @@ package stages
 import (
 	"gcdbg/ir"
 	"gcdbg/tensor"
+	"math"
 )
 
 // Decompositions of ir/ops_ext_misc.go.
@@ -69,8 +70,12 @@ var extMiscDecompositions = []decomposition{
 		}},
 	{"aten.threshold", "threshold(x, t, v) = where(x > t or isnan(x), x, v)",
 		func(b *builder, a []ir.Arg) ir.Arg {
-			keep := b.o("logical_or", b.o("gt", a[0], a[1]), b.o("isnan", a[0]))
-			return b.o("where", keep, a[0], b.o("full", ir.Tuple{}, a[2], b.dtype(a[0])))
+			th, v := a[1], a[2]
+			if dt := b.dtype(a[0]); !dt.IsFloat() && dt != tensor.Bool { // ATen converts both to the integer type
+				th, v = int64(math.Trunc(b.float(th))), int64(math.Trunc(b.float(v)))
+			}
+			keep := b.o("logical_or", b.o("gt", a[0], th), b.o("isnan", a[0]))
+			return b.o("where", keep, a[0], b.o("full", ir.Tuple{}, v, b.dtype(a[0])))
 		}},
 	{"aten.softmin", "softmin(x, d) = softmax(-x, d)",
 		func(b *builder, a []ir.Arg) ir.Arg {

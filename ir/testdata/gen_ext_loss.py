@@ -39,6 +39,23 @@ for dt in (f32, f64):
     case("im2col", lambda a, k, d, p, s: torch._C._nn.im2col(a, k, d, p, s), r(2, 5, 4, dtype=dt), [2, 2], [2, 1], [0, 1], [1, 2])
 case("im2col", lambda a, k, d, p, s: F.unfold(a, k, d, p, s), r(1, 1, 3, 3), [4, 4], [1, 1], [0, 0], [1, 1])
 
+# Integer operands: the Python forms compute in the default float (float32)
+# where a float scalar (margin, eps) or exp/log/tanh meets integers;
+# threshold keeps the integer dtype (ATen converts threshold and value).
+xi, yi = torch.randint(-4, 5, (4, 3)), torch.randint(-4, 5, (4, 3))
+ti = torch.tensor([1, -1, 1, -1])
+case("softsign", F.softsign, xi, grad=False)
+case("tanhshrink", F.tanhshrink, xi, grad=False)
+case("margin_ranking_loss", lambda a, b, c, m, rd: F.margin_ranking_loss(a, b, c, m, reduction=rd), xi[:, 0], yi[:, 0], ti, 1.0, "none", grad=False)
+case("margin_ranking_loss", lambda a, b, c, m, rd: F.margin_ranking_loss(a, b, c, m, reduction=rd), xi[:, 0], yi[:, 0], ti, 0.0, "mean", grad=False)
+case("poisson_nll_loss", lambda a, b, li, fu, e, rd: F.poisson_nll_loss(a, b, li, fu, eps=e, reduction=rd), xi, yi.abs(), True, True, 1e-8, "none", grad=False)
+case("poisson_nll_loss", lambda a, b, li, fu, e, rd: F.poisson_nll_loss(a, b, li, fu, eps=e, reduction=rd), xi.abs() + 1, yi.abs(), False, False, 1e-8, "sum", grad=False)
+case("pairwise_distance", F.pairwise_distance, xi, yi, 2.0, 1e-6, False, grad=False)
+case("triplet_margin_loss", lambda a, p, n, m, pp, e, sw, rd: F.triplet_margin_loss(a, p, n, m, pp, e, sw, reduction=rd),
+     xi, yi, torch.randint(-4, 5, (4, 3)), 1.0, 1, 1e-6, True, "none", grad=False)
+case("threshold", lambda a, t, v: F.threshold(a, t, v), xi, 0, -7, grad=False)
+case("threshold", lambda a, t, v: F.threshold(a, t, v), xi, 1.5, -2.7, grad=False)
+
 out = os.path.join(here, "ext_cases_loss.json")
 with open(out, "w") as f:
     json.dump(cases, f, separators=(",", ":"))
