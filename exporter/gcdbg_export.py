@@ -38,6 +38,7 @@ import time
 
 import torch
 import torch.fx
+import torch.nn.functional as F
 from torch.fx.node import Node, _get_qualified_name
 from torch.fx.passes.shape_prop import ShapeProp
 
@@ -392,12 +393,26 @@ class _StackTracer(torch.fx.Tracer):
     record_stack_traces = True
     proxy_buffer_attributes = True  # self.mask[...] becomes a get_attr node, not a constant
 
-    def __init__(self, extra_modules=None):
+    def __init__(self, extra_modules=None, mha_seen=None):
         super().__init__()
         self._extra = extra_modules or {}
+        self._mha_seen = mha_seen or {}
 
     def proxy(self, node):
         return _Proxy(node, self)
+
+    def call_module(self, m, forward, args, kwargs):
+        # nn.TransformerEncoderLayer is traced through (its slow path: norms, dropouts,
+        # linears and the attention become nodes of their own), and so is an
+        # nn.MultiheadAttention whose dropout draws in training, so that every draw is a
+        # dropout node whose mask the reference run records (see _encoder_layer_forward).
+        if isinstance(m, torch.nn.TransformerEncoderLayer):
+            return _encoder_layer_forward(m, *args, **kwargs)
+        if isinstance(m, torch.nn.TransformerEncoder):
+            return _encoder_forward(m, *args, **kwargs)
+        if _mha_draws(m):
+            return _mha_forward(m, self._mha_seen.get(id(m)), *args, **kwargs)
+        return super().call_module(m, forward, args, kwargs)
 
     def create_args_for_root(self, root_fn, is_module, concrete_args=None):
         # Tracing a function, fx roots it at an empty Module: install the modules the
@@ -412,6 +427,165 @@ class _StackTracer(torch.fx.Tracer):
 
 class CaptureError(RuntimeError):
     """torch.fx could not capture the model; the message says what to change."""
+
+
+# Transformer layers traced through. nn.TransformerEncoderLayer's forward branches on its
+# inputs (fast-path checks), which fx cannot follow, so the tracer runs its slow path
+# (torch/nn/modules/transformer.py, PyTorch 1.13) instead. An nn.MultiheadAttention stays
+# a call_module leaf unless its attention dropout draws (training, dropout > 0): then the
+# tracer runs F.multi_head_attention_forward's computation (torch/nn/functional.py, 1.13)
+# with F.dropout as a node, whose mask the reference run records. That code branches on
+# the masks' dtypes and ranks, which a proxy does not have: a probe run of the model
+# (RNG state, parameters and buffers restored afterwards) records them per module.
+
+def _encoder_layer_forward(m, src, src_mask=None, src_key_padding_mask=None):
+    x = src
+    if m.norm_first:
+        x = x + m._sa_block(m.norm1(x), src_mask, src_key_padding_mask)
+        x = x + m._ff_block(m.norm2(x))
+    else:
+        x = m.norm1(x + m._sa_block(x, src_mask, src_key_padding_mask))
+        x = m.norm2(x + m._ff_block(x))
+    return x
+
+
+def _encoder_forward(m, src, mask=None, src_key_padding_mask=None):
+    # TransformerEncoder's slow path; in eval PyTorch may take its nested-tensor fast path,
+    # whose output is zero at padded positions: gcdbg's comparison then reports them.
+    out = src
+    for mod in m.layers:
+        out = mod(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask)
+    if m.norm is not None:
+        out = m.norm(out)
+    return out
+
+
+def _mha_draws(m):
+    return isinstance(m, torch.nn.MultiheadAttention) and m.training and m.dropout > 0
+
+
+_MHA_ARGS = ["query", "key", "value", "key_padding_mask", "need_weights", "attn_mask",
+             "average_attn_weights"]
+
+
+def _mha_calls(model, inputs):
+    """For each drawing nn.MultiheadAttention of model: the dtype and rank of the query and
+    masks it is called with, from one probe run."""
+    if inputs is None or not isinstance(model, torch.nn.Module):
+        return {}
+    mhas = [m for m in model.modules() if _mha_draws(m)]
+    if not mhas:
+        return {}
+    seen = {}
+
+    def wrap(m, orig):
+        def fwd(*a, **kw):
+            rec = seen.setdefault(id(m), {})
+            for k, v in list(zip(_MHA_ARGS, a)) + list(kw.items()):
+                if k in ("query", "key_padding_mask", "attn_mask"):
+                    got = (v.dtype, v.dim()) if isinstance(v, torch.Tensor) else None
+                    if rec.get(k, got) != got:
+                        raise CaptureError("gcdbg exporter: nn.MultiheadAttention %s is called with "
+                                           "%s of different dtypes or ranks\n  what to change: pass "
+                                           "one kind of %s to it" % (type(m).__name__, k, k))
+                    rec[k] = got
+            return orig(*a, **kw)
+        return fwd
+
+    for m in mhas:
+        m.forward = wrap(m, m.forward)
+    rng = torch.get_rng_state()
+    saved = {k: v.detach().clone() for k, v in model.state_dict(keep_vars=True).items()}
+    try:
+        with torch.no_grad():
+            model(*inputs)
+    finally:
+        for m in mhas:
+            del m.forward
+        torch.set_rng_state(rng)
+        with torch.no_grad():
+            for k, v in model.state_dict(keep_vars=True).items():
+                v.copy_(saved[k])
+    return seen
+
+
+def _mha_forward(m, seen, query, key, value, key_padding_mask=None, need_weights=True,
+                 attn_mask=None, average_attn_weights=True):
+    def refuse(why):
+        raise CaptureError("gcdbg exporter: nn.MultiheadAttention(dropout=%g) in training %s\n  what "
+                           "to change: use dropout=0 (or eval()), or a packed, batched "
+                           "MultiheadAttention without bias_k/add_zero_attn" % (m.dropout, why))
+    if seen is None:
+        refuse("was not called in the probe run of the model (it is traced through so that its "
+               "dropout draw is recorded)")
+    if not m._qkv_same_embed_dim or m.bias_k is not None or m.add_zero_attn:
+        refuse("with kdim/vdim, add_bias_kv or add_zero_attn is not supported by the exporter")
+    qdt, qdim = seen["query"]
+    if qdim != 3:
+        refuse("on an unbatched (2-D) query is not supported by the exporter")
+    kpm_t, am_t = seen.get("key_padding_mask"), seen.get("attn_mask")
+    H, E = m.num_heads, m.embed_dim
+    hd = E // H
+    if m.batch_first:
+        if key is value:
+            if query is key:
+                query = key = value = query.transpose(1, 0)
+            else:
+                query, key = [x.transpose(1, 0) for x in (query, key)]
+                value = key
+        else:
+            query, key, value = [x.transpose(1, 0) for x in (query, key, value)]
+    tgt_len, bsz, _ = query.shape
+    src_len = key.shape[0]
+    w, b = m.in_proj_weight, m.in_proj_bias
+    if key is value and query is key:
+        q, k, v = F.linear(query, w, b).chunk(3, dim=-1)
+    elif key is value:
+        w_q, w_kv = w.split([E, E * 2])
+        b_q, b_kv = (None, None) if b is None else b.split([E, E * 2])
+        q = F.linear(query, w_q, b_q)
+        k, v = F.linear(key, w_kv, b_kv).chunk(2, dim=-1)
+    else:
+        w_q, w_k, w_v = w.chunk(3)
+        b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
+        q, k, v = F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
+    am, am_dt = attn_mask, None
+    if am is not None:
+        am_dt = am_t[0]
+        if am_t[1] == 2:
+            am = am.unsqueeze(0)
+    q = q.contiguous().view(tgt_len, bsz * H, hd).transpose(0, 1)
+    k = k.contiguous().view(k.shape[0], bsz * H, hd).transpose(0, 1)
+    v = v.contiguous().view(v.shape[0], bsz * H, hd).transpose(0, 1)
+    if key_padding_mask is not None:
+        kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, H, -1, -1).reshape(bsz * H, 1, src_len)
+        if am is None:
+            am, am_dt = kpm, kpm_t[0]
+        elif am_dt == torch.bool:
+            am = am.logical_or(kpm)
+        else:
+            am = am.masked_fill(kpm, float("-inf"))
+    if am is not None and am_dt == torch.bool:
+        am = torch.zeros_like(am, dtype=qdt).masked_fill(am, float("-inf"))
+    q_scaled = q / math.sqrt(hd)
+    if am is not None:
+        attn = torch.baddbmm(am, q_scaled, k.transpose(-2, -1))
+    else:
+        attn = torch.bmm(q_scaled, k.transpose(-2, -1))
+    attn = F.softmax(attn, dim=-1)
+    attn = F.dropout(attn, p=m.dropout)
+    out = torch.bmm(attn, v)
+    out = out.transpose(0, 1).contiguous().view(tgt_len * bsz, E)
+    out = F.linear(out, m.out_proj.weight, m.out_proj.bias)
+    out = out.view(tgt_len, bsz, E)
+    if m.batch_first:
+        out = out.transpose(1, 0)
+    if not need_weights:
+        return out, None
+    attn = attn.view(bsz, H, tgt_len, src_len)
+    if average_attn_weights:
+        attn = attn.sum(dim=1) / H
+    return out, attn
 
 
 _CAPTURE_HINTS = [
@@ -450,10 +624,11 @@ def _capture_error(what, e):
                         % (what, type(e).__name__, msg))
 
 
-def fx_capture(model_or_fn):
+def fx_capture(model_or_fn, example_inputs=None):
     is_module = isinstance(model_or_fn, torch.nn.Module)
     name = type(model_or_fn).__name__ if is_module else getattr(model_or_fn, "__name__", "fn")
-    tracer = _StackTracer(None if is_module else _reached_modules(model_or_fn))
+    tracer = _StackTracer(None if is_module else _reached_modules(model_or_fn),
+                          _mha_calls(model_or_fn, example_inputs))
     try:
         graph = tracer.trace(model_or_fn)
     except CaptureError:
@@ -698,11 +873,19 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
     # compute `expected` from their values before any run, and leave the model as it was
     buffers = dict(gm.named_buffers())
     snapshot = {k: b.detach().clone() for k, b in buffers.items()}
+    # parameters a forward changes in place (Embedding(max_norm=...) renormalizes the rows
+    # it looks up) are exported and restored the same way, so the trace holds the values
+    # the reference run started from
+    own_params = dict(gm.named_parameters())
+    param_snapshot = {k: p.detach().clone() for k, p in own_params.items()}
 
     def restore_buffers():
         with torch.no_grad():
             for k, b in buffers.items():
                 b.copy_(snapshot[k])
+            for k, p in own_params.items():
+                if not torch.equal(p, param_snapshot[k]):
+                    p.copy_(param_snapshot[k])
 
     sp = _RecordingShapeProp(gm)
     sp.propagate(*example_inputs)
@@ -717,7 +900,7 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
         is_param = isinstance(t, torch.nn.Parameter)
         rg = bool(train and is_param and t.requires_grad)
         if qual not in top_tensors:
-            top_tensors[qual] = store.tensor(snapshot.get(qual, t), qual, requires_grad=rg)
+            top_tensors[qual] = store.tensor(snapshot.get(qual, param_snapshot.get(qual, t)), qual, requires_grad=rg)
         if rg:
             grad_params[qual] = t
 
@@ -969,7 +1152,7 @@ def export(model_or_fn, example_inputs, name, out_path, *, train=False, graph_br
         ins = tuple(ins)
         restore = _prepare(fn, train)
         try:
-            gm = fx_capture(fn)
+            gm = fx_capture(fn, ins)
             graph_tensors = {} if multi else top_tensors
             g = export_graph(gm, fn, ins, "g%d" % i, store, top_tensors, graph_tensors,
                              train=train, user_files=user_files, innermost_first=True, runs=runs)

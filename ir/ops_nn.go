@@ -389,7 +389,7 @@ func init() {
 		}
 		return tensor.AdaptiveAvgPool2d(x, out)
 	})
-	Register("embedding(input, weight, padding_idx=None)", KindIndex, func(a Args) (Value, error) {
+	Register("embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0)", KindIndex, func(a Args) (Value, error) {
 		idx, err := a.Tensor(0)
 		if err != nil {
 			return nil, err
@@ -401,6 +401,19 @@ func init() {
 		pad := -1
 		if a.V[2] != nil {
 			if pad, err = a.Int(2); err != nil {
+				return nil, err
+			}
+		}
+		if a.V[3] != nil { // max_norm: the looked-up rows as embedding_renorm_ leaves them
+			mn, err := a.Float(3)
+			if err != nil {
+				return nil, err
+			}
+			p, err := a.Float(4)
+			if err != nil {
+				return nil, err
+			}
+			if w, err = tensor.EmbeddingRenorm(w, idx, mn, p); err != nil {
 				return nil, err
 			}
 		}

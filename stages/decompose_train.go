@@ -172,6 +172,9 @@ func decompEmbedding(b *builder, a []ir.Arg) ir.Arg {
 	n := numelOf(is)
 	flat := b.reshape(idx, []int{n})
 	rows := ir.Arg(b.call("aten.index_select", w, int64(0), flat))
+	if len(a) > 3 && a[3] != nil {
+		rows = b.embeddingRenorm(rows, b.float(a[3]), b.float(a[4]))
+	}
 	if a[2] != nil {
 		pad := b.int(a[2])
 		if pad < 0 {

@@ -52,13 +52,14 @@ var moduleRules = map[string]moduleRule{
 		return "layer_norm", []ir.Arg{x, attr(m, "normalized_shape", nil), paramArg(p, "weight"), paramArg(p, "bias"), attr(m, "eps", 1e-5)}, nil
 	},
 	"torch.nn.Embedding": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
-		if mn := attr(m, "max_norm", nil); mn != nil {
-			return "", nil, fmt.Errorf("module.attrs.max_norm: Embedding(max_norm=%s) renormalizes rows of its weight in place on every forward; gcdbg does not model that mutation of a parameter", argText(mn))
+		mn := attr(m, "max_norm", nil)
+		if _, ok := m.Attrs["norm_type"]; mn != nil && !ok {
+			return "", nil, fmt.Errorf("module.attrs.norm_type: Embedding(max_norm=%s) without its norm_type in the trace; re-export with exporter/gcdbg_export.py", argText(mn))
 		}
 		if sg, _ := attr(m, "scale_grad_by_freq", false).(bool); sg {
 			return "", nil, fmt.Errorf("module.attrs.scale_grad_by_freq: Embedding(scale_grad_by_freq=True) scales gradients by index frequency; gcdbg's derivative does not")
 		}
-		return "embedding", []ir.Arg{x, paramArg(p, "weight"), attr(m, "padding_idx", nil)}, nil
+		return "embedding", []ir.Arg{x, paramArg(p, "weight"), attr(m, "padding_idx", nil), mn, attr(m, "norm_type", 2.0)}, nil
 	},
 	"torch.nn.ReLU":    unaryModule("relu"),
 	"torch.nn.SiLU":    unaryModule("silu"),

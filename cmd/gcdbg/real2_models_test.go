@@ -17,6 +17,8 @@ var real2Models = []struct {
 	{"unet", []string{"scatter_add"}}, // padding_mode reflect/replicate/circular, Conv1d padding='same'
 	{"lstm", nil},                     // nn.LSTM (2 layers, batch_first, given hx), unbatched nn.RNN(relu)
 	{"gru", nil},                      // bidirectional 2-layer nn.GRU, nn.GRU from a given h_0
+	{"tenc", nil},                     // nn.TransformerEncoder(Layer) traced through: dropout 0.1 (attention too), padding and causal masks, norm_first
+	{"emb", nil},                      // Embedding(max_norm) L2 and L1 with padding_idx, F.embedding(max_norm)
 	{"robust", nil},                   // median(dim), kthvalue, median(), logcumsumexp; the median's indices judged up to ties
 }
 
