@@ -217,11 +217,11 @@ func init() {
 			return nil, err
 		}
 		switch mode {
-		case "nearest", "bilinear", "linear":
+		case "nearest", "area", "linear", "bilinear", "bicubic", "trilinear":
 		default:
-			return nil, a.errf(3, "mode %q is not supported by gcdbg (nearest, linear, bilinear)", mode)
+			return nil, a.errf(3, "mode %q is not supported by gcdbg (nearest, area, linear, bilinear, bicubic, trilinear)", mode)
 		}
-		if mode == "nearest" && a.V[4] != nil {
+		if (mode == "nearest" || mode == "area") && a.V[4] != nil {
 			return nil, fmt.Errorf("align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear")
 		}
 		return r.done(tensor.Interpolate(x, out, sc, mode, align))

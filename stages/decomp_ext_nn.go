@@ -35,7 +35,7 @@ var extNNDecompositions = []decomposition{
 			}
 			return x
 		}},
-	{"aten.interpolate", "interpolate(x, size | scale) = per spatial dim, last first: nearest: index_select(x, d, min(floor(i * s), n - 1)); (bi)linear: x[i0] * (1 - l) + x[i1] * l",
+	{"aten.interpolate", "interpolate(x, size | scale) = per spatial dim, last first: nearest: index_select(x, d, min(floor(i * s), n - 1)); (bi/tri)linear: x[i0] * (1 - l) + x[i1] * l; bicubic: four clamped taps weighted by the cubic kernel (A = -0.75); area: adaptive average pooling",
 		decompInterpolate},
 	{"aten.conv1d", "conv1d(x, w) = squeeze(conv2d(unsqueeze(x, 2), unsqueeze(w, 2), stride (1, s), padding (0, p), dilation (1, d)), 2)",
 		func(b *builder, a []ir.Arg) ir.Arg {
@@ -423,6 +423,44 @@ func decompDiagonal(b *builder, a []ir.Arg) ir.Arg {
 	return b.o("clone", b.o("slice", flat, int64(-1), int64(start), int64(start+(k-1)*(m+1)+1), int64(m+1)))
 }
 
+// cubicDim interpolates dim d of x (size in) at the output positions jf
+// (arange in the op math type om) with ATen's bicubic taps: the source
+// coordinate real = jf*f (align_corners) or (jf+0.5)*f-0.5, unclamped;
+// four inputs floor(real)-1 .. floor(real)+2 clamped into the input,
+// weighted by the cubic convolution kernel (A = -0.75) at t = real-floor(real).
+func (b *builder) cubicDim(x ir.Arg, d, in int, jf ir.Arg, f float64, align bool, om tensor.DType) ir.Arg {
+	var real ir.Arg
+	if align {
+		real = b.o("mul", jf, f)
+	} else {
+		real = b.o("sub", b.o("mul", b.o("add", jf, 0.5), f), 0.5)
+	}
+	fl := b.o("floor", real)
+	t := b.o("sub", real, fl)
+	i0 := b.o("to_dtype", fl, tensor.Int64)
+	const A = -0.75
+	c1 := func(v ir.Arg) ir.Arg { // ((A+2)*v - (A+3))*v*v + 1
+		return b.o("add", b.o("mul", b.o("mul", b.o("sub", b.o("mul", v, A+2), A+3), v), v), 1.0)
+	}
+	c2 := func(v ir.Arg) ir.Arg { // ((A*v - 5A)*v + 8A)*v - 4A
+		return b.o("sub", b.o("mul", b.o("add", b.o("mul", b.o("sub", b.o("mul", v, A), 5*A), v), 8*A), v), 4*A)
+	}
+	u := b.o("sub", 1.0, t)
+	w := []ir.Arg{c2(b.o("add", t, 1.0)), c1(t), c1(u), c2(b.o("add", u, 1.0))}
+	r := len(b.shape(x))
+	var res ir.Arg
+	for k, wk := range w {
+		idx := b.clampC(b.o("add", i0, int64(k-1)), int64(0), int64(in-1))
+		v := b.o("mul", b.o("index_select", x, int64(d), idx), b.bcast(b.o("to_dtype", wk, b.dtype(x)), d, r))
+		if res == nil {
+			res = v
+		} else {
+			res = b.o("add", res, v)
+		}
+	}
+	return res
+}
+
 func decompInterpolate(b *builder, a []ir.Arg) ir.Arg {
 	x := a[0]
 	xs := b.shape(x)
@@ -455,8 +493,12 @@ func decompInterpolate(b *builder, a []ir.Arg) ir.Arg {
 		b.failf("%v", err)
 		return nil
 	}
-	if mode != "nearest" && mode != "bilinear" && mode != "linear" {
-		b.failf("interpolate: mode %q is not supported by gcdbg (nearest, linear, bilinear)", mode)
+	switch mode {
+	case "area": // F.interpolate's area mode is adaptive average pooling
+		return b.adaptive(x, out, "avg")
+	case "nearest", "linear", "bilinear", "trilinear", "bicubic":
+	default:
+		b.failf("interpolate: mode %q is not supported by gcdbg (nearest, area, linear, bilinear, bicubic, trilinear)", mode)
 		return nil
 	}
 	r := len(xs)
@@ -504,6 +546,10 @@ func decompInterpolate(b *builder, a []ir.Arg) ir.Arg {
 			f = rd(float64(in) / float64(o))
 		}
 		jf := b.o("to_dtype", j, om)
+		if mode == "bicubic" {
+			x = b.cubicDim(x, d, in, jf, f, align, om)
+			continue
+		}
 		var real ir.Arg
 		if align {
 			real = b.o("mul", jf, f)

@@ -120,8 +120,8 @@ func Interpolate(x *Tensor, out []int, scales []float64, mode string, alignCorne
 	if x.Dim() != sp+2 {
 		return nil, fmt.Errorf("interpolate: expected a %d-D input for %d spatial sizes, got %v", sp+2, sp, x.Shape)
 	}
-	if mode == "bilinear" && sp != 2 || mode == "linear" && sp != 1 {
-		return nil, fmt.Errorf("interpolate: mode %s needs %d spatial dims", mode, map[string]int{"bilinear": 2, "linear": 1}[mode])
+	if need, ok := map[string]int{"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}[mode]; ok && sp != need {
+		return nil, fmt.Errorf("interpolate: mode %s needs %d spatial dims", mode, need)
 	}
 	if !x.DType.IsFloat() {
 		return nil, notImpl("upsample", x.DType)
@@ -150,20 +150,36 @@ func Interpolate(x *Tensor, out []int, scales []float64, mode string, alignCorne
 			inner *= shape[i]
 		}
 		for j := 0; j < o; j++ {
-			var i0, i1 int
-			var l1 float64
-			if mode == "nearest" {
-				i0 = NearestIndex(j, in, o, sc)
-				i1 = i0
-			} else {
-				i0, i1, l1 = LinearIndex(j, in, o, sc, alignCorners, x.DType == Float64)
+			// the input indices output j reads along d, and their weights
+			var idx []int
+			var w []float64
+			switch mode {
+			case "nearest":
+				idx, w = []int{NearestIndex(j, in, o, sc)}, []float64{1}
+			case "area": // adaptive average pooling: the window [floor(j*in/o), ceil((j+1)*in/o))
+				lo, hi := j*in/o, ((j+1)*in+o-1)/o
+				for i := lo; i < hi; i++ {
+					idx = append(idx, i)
+				}
+			case "bicubic":
+				i4, w4 := CubicTaps(j, in, o, sc, alignCorners, x.DType == Float64)
+				idx, w = i4[:], w4[:]
+			default:
+				i0, i1, l1 := LinearIndex(j, in, o, sc, alignCorners, x.DType == Float64)
+				idx, w = []int{i0, i1}, []float64{1 - l1, l1}
 			}
 			for a := 0; a < outer; a++ {
 				for b := 0; b < inner; b++ {
-					v0 := data[(a*in+i0)*inner+b]
-					v := v0
-					if mode != "nearest" {
-						v = v0*(1-l1) + data[(a*in+i1)*inner+b]*l1
+					v := 0.0
+					for t, i := range idx {
+						if w == nil {
+							v += data[(a*in+i)*inner+b]
+						} else {
+							v += data[(a*in+i)*inner+b] * w[t]
+						}
+					}
+					if w == nil {
+						v /= float64(len(idx))
 					}
 					next.S.F[(a*o+j)*inner+b] = Round(x.DType, v)
 				}
@@ -193,12 +209,30 @@ func NearestIndex(j, in, out int, scale float64) int {
 // and the weight of the second, computed in the op math type (float for
 // float32 and the half types, double for float64).
 func LinearIndex(j, in, out int, scale float64, alignCorners, double bool) (int, int, float64) {
-	rd := func(v float64) float64 {
-		if double {
-			return v
-		}
-		return float64(float32(v))
+	real := interpSource(j, in, out, scale, alignCorners, double, false)
+	i0 := int(real)
+	l := opRound(double, real-float64(i0))
+	l = math.Min(math.Max(l, 0), 1)
+	i1 := i0
+	if i0 < in-1 {
+		i1 = i0 + 1
 	}
+	return i0, i1, l
+}
+
+// opRound rounds to the op math type: float, unless double.
+func opRound(double bool, v float64) float64 {
+	if double {
+		return v
+	}
+	return float64(float32(v))
+}
+
+// interpSource is ATen's area_pixel_compute_source_index with
+// area_pixel_compute_scale: the real input coordinate of output index j
+// (clamped at 0 except for cubic).
+func interpSource(j, in, out int, scale float64, alignCorners, double, cubic bool) float64 {
+	rd := func(v float64) float64 { return opRound(double, v) }
 	var s float64
 	switch {
 	case alignCorners && out > 1:
@@ -210,23 +244,38 @@ func LinearIndex(j, in, out int, scale float64, alignCorners, double bool) (int,
 	default:
 		s = rd(float64(in) / float64(out))
 	}
-	var real float64
 	if alignCorners {
-		real = rd(s * float64(j))
-	} else {
-		real = rd(rd(s*rd(float64(j)+0.5)) - 0.5)
-		if real < 0 {
-			real = 0
-		}
+		return rd(s * float64(j))
 	}
-	i0 := int(real)
-	l := rd(real - float64(i0))
-	l = math.Min(math.Max(l, 0), 1)
-	i1 := i0
-	if i0 < in-1 {
-		i1 = i0 + 1
+	real := rd(rd(s*rd(float64(j)+0.5)) - 0.5)
+	if real < 0 && !cubic {
+		real = 0
 	}
-	return i0, i1, l
+	return real
+}
+
+// CubicTaps is ATen's bicubic source for output index j: four input
+// indices (clamped to the input) and their weights, the cubic convolution
+// kernel with A = -0.75 at the fractional part t of the source coordinate.
+func CubicTaps(j, in, out int, scale float64, alignCorners, double bool) ([4]int, [4]float64) {
+	real := interpSource(j, in, out, scale, alignCorners, double, true)
+	i0 := math.Floor(real)
+	t := opRound(double, real-i0)
+	w := CubicWeights(t)
+	var idx [4]int
+	for k := range idx {
+		idx[k] = min(max(int(i0)-1+k, 0), in-1)
+		w[k] = opRound(double, w[k])
+	}
+	return idx, w
+}
+
+// CubicWeights is get_cubic_upsample_coefficients (A = -0.75).
+func CubicWeights(t float64) [4]float64 {
+	const A = -0.75
+	c1 := func(x float64) float64 { return ((A+2)*x-(A+3))*x*x + 1 }
+	c2 := func(x float64) float64 { return ((A*x-5*A)*x+8*A)*x - 4*A }
+	return [4]float64{c2(t + 1), c1(t), c1(1 - t), c2(2 - t)}
 }
 
 // Conv3d is F.conv3d with zero padding.

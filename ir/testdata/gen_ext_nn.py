@@ -206,3 +206,20 @@ for dt in (f32, f64):
     case("pad", padf, r(0, 3, 3, dtype=dt), [1, 1], "reflect", None)
     case("pad", padf, r(0, 3, 3, dtype=dt), [1, 2], "replicate", None)
 case("pad", lambda a, p, m, v: F.pad(a, p, m), torch.randint(-9, 9, (1, 2, 6)), [2, -1], "circular", None)
+
+# interpolate: area (adaptive average pooling), bicubic (A = -0.75, taps
+# clamped at the borders, unclamped source coordinate), trilinear.
+interp = lambda a, s, f, m, c, rcf, aa: F.interpolate(a, s, f, m, c, rcf, aa)
+for dt in (f32, f64):
+    for x, size in ((r(2, 3, 7, dtype=dt), [3]), (r(2, 2, 5, 6, dtype=dt), [3, 4]), (r(1, 2, 4, 5, 3, dtype=dt), [2, 3, 5])):
+        case("interpolate", interp, x, size, None, "area", None, None, False)
+        case("interpolate", interp, x, None, 1.7, "area", None, None, False)
+        case("interpolate", interp, x, None, 0.6, "area", None, None, False)
+    x = r(2, 2, 5, 4, dtype=dt)
+    for size, sf, ac in (([3, 3], None, True), ([7, 9], None, False), (None, 1.7, None), (None, 0.6, True), (None, [2.0, 0.5], False), ([1, 1], None, True)):
+        case("interpolate", interp, x, size, sf, "bicubic", ac, None, False)
+    x = r(1, 2, 3, 4, 5, dtype=dt)
+    for size, sf, ac in (([5, 5, 5], None, True), ([2, 3, 7], None, False), (None, 1.7, None), (None, 0.6, True)):
+        case("interpolate", interp, x, size, sf, "trilinear", ac, None, False)
+case("interpolate", interp, r(2, 3, 5), [3], None, "area", True, None, False)  # PyTorch refuses align_corners
+case("interpolate", interp, r(2, 3, 5), [3], None, "bicubic", False, None, False)  # bicubic needs 4-D
