@@ -1135,6 +1135,8 @@ def export(model_or_fn, example_inputs, name, out_path, *, train=False, graph_br
     dynamic: torch.compile's dynamic flag, for "dynamo" and "aten".
     Returns the trace dict (as written)."""
     example_inputs = tuple(example_inputs)
+    # the trace's folder (and its sidecar's) is made if missing, as `-o out/m.json` expects
+    os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
     if method in ("dynamo", "aten"):
         return export_dynamo(model_or_fn, example_inputs, name, out_path, train=train,
                              sources=sources, inline_limit_bytes=inline_limit_bytes, runs=runs,

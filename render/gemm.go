@@ -239,7 +239,7 @@ func (g *kernelGen) extern(n *loopir.Node) {
 		g.maxPoolIndicesBackward(n, args, out, ob)
 	case "sort", "topk":
 		g.sortExtern(n, args, out, ob)
-	case "cumsum", "cumprod":
+	case "cumsum", "cumprod", "logcumsumexp":
 		g.scanExtern(n, args, out, ob) // scan.go
 	case "scatter_add":
 		g.scatterAddExtern(n, args, out, ob) // scatter_extern.go

@@ -9,7 +9,7 @@ import (
 	"gcdbg/tensor"
 )
 
-// cumsum and cumprod as generated C: a linear scan per row (the slices
+// cumsum, cumprod and logcumsumexp as generated C: a linear scan per row (the slices
 // along the scan dimension; rows run in parallel when there are many
 // points), where their decomposition was a masked [n, n] reduction. The
 // running sum (product) is kept as PyTorch's CPU kernel keeps it: in double
@@ -19,14 +19,31 @@ import (
 type scanPlan struct {
 	dim                  int
 	R, NO, sx, so, accTy string
-	init, step           string // "0", "+=" for cumsum; "1", "*=" for cumprod
+	init, step           string // "0", "+=" for cumsum; "1", "*=" for cumprod; "-INFINITY", "" for logcumsumexp
 	unravel              []string
+}
+
+// update is the statement that folds the element v (an expression of the
+// accumulator's type) into acc. logcumsumexp is ATen's _log_add_exp_helper
+// on the double accumulator: min/max as std::min/std::max pick them (NaN in
+// acc propagates), log1p(exp(min - max)) + max unless both are the same
+// infinity, where the element itself.
+func (sp scanPlan) update(v string) string {
+	if sp.step != "" {
+		return fmt.Sprintf("acc %s %s;", sp.step, v)
+	}
+	return fmt.Sprintf("{ const %[1]s v_ = %[2]s; const %[1]s mn_ = isnan(acc) ? acc : (acc < v_ ? acc : v_); "+
+		"const %[1]s mx_ = isnan(acc) ? acc : (v_ < acc ? acc : v_); "+
+		"acc = (mn_ != mx_ || isfinite(mn_)) ? log1p(exp(mn_ - mx_)) + mx_ : v_; }", sp.accTy, v)
 }
 
 func (g *kernelGen) scanPlan(n *loopir.Node, args []ir.Arg, x *loopir.View, ob *loopir.Buffer) (scanPlan, bool) {
 	sp := scanPlan{init: "0", step: "+="}
-	if n.Op == "cumprod" {
+	switch n.Op {
+	case "cumprod":
 		sp.init, sp.step = "1", "*="
+	case "logcumsumexp":
+		sp.init, sp.step = "-INFINITY", ""
 	}
 	dim, ok := args[1].(int64)
 	if !ok {
@@ -89,7 +106,7 @@ func (g *kernelGen) scanExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *
 		g.line("%s", l)
 	}
 	g.line("%s acc = %s;", sp.accTy, sp.init)
-	g.line("for (int64_t j = 0; j < R; j++) { acc %s (%s)X[xo + j * (%s)]; %s[vo + j * (%s)] = (%s)acc; }", sp.step, sp.accTy, sp.sx, out.c, sp.so, t)
+	g.line("for (int64_t j = 0; j < R; j++) { %s %s[vo + j * (%s)] = (%s)acc; }", sp.update(fmt.Sprintf("(%s)X[xo + j * (%s)]", sp.accTy, sp.sx)), out.c, sp.so, t)
 	g.ind--
 	g.line("}")
 	g.ind--
@@ -128,7 +145,7 @@ func (g *simtGen) scanSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loop
 	g.line("%s acc = %s;", sp.accTy, sp.init)
 	g.line("for (%s j = 0; j < R; j++) {", it)
 	g.ind++
-	g.line("acc %s (%s)X[xo + j * (%s)]; %s[vo + j * (%s)] = (%s)acc;", sp.step, sp.accTy, sp.sx, out.c, sp.so, t)
+	g.line("%s %s[vo + j * (%s)] = (%s)acc;", sp.update(fmt.Sprintf("(%s)X[xo + j * (%s)]", sp.accTy, sp.sx)), out.c, sp.so, t)
 	g.epilogue(n, "(vo + j * ("+sp.so+"))")
 	g.ind--
 	g.line("}")

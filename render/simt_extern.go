@@ -32,7 +32,7 @@ func (g *simtGen) extern(n *loopir.Node) {
 		g.convSIMT(n, args, out, ob)
 	case "sort", "topk":
 		g.sortSIMT(n, args, out, ob)
-	case "cumsum", "cumprod":
+	case "cumsum", "cumprod", "logcumsumexp":
 		g.scanSIMT(n, args, out, ob) // scan.go
 	default:
 		g.fail("extern %s: no generated GPU code for %s", n.Name, n.Op)

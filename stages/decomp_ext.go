@@ -396,8 +396,6 @@ var extDecompositions = []decomposition{
 		}},
 
 	// Scans, flips, rolls, sorting.
-	{"aten.logcumsumexp", "logcumsumexp(x, d) = m_i + log(sum(exp(where(j <= i, x[j] - m_i, -inf)), j)), m_i = max(x[j], j <= i)",
-		func(b *builder, a []ir.Arg) ir.Arg { return b.scan(a[0], a[1], nil, "logcumsumexp") }},
 	{"aten.flip", "flip(x, dims) = index_select(x, d, arange(n - 1, -1, -1)) for each d",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			x := a[0]
@@ -580,52 +578,6 @@ func (b *builder) rollDim(x ir.Arg, d, shift int) ir.Arg {
 	}
 	idx := b.o("remainder", b.o("sub", b.indexRange(0, n), int64(shift)), int64(n))
 	return b.o("index_select", x, int64(d), idx)
-}
-
-// scan builds cumsum/cumprod/logcumsumexp as a masked reduction: x is
-// unsqueezed at d (the output index i), the mask j <= i selects the
-// inputs, and the reduction runs over the original dim, now d + 1.
-func (b *builder) scan(x, dimA, dtype ir.Arg, op string) ir.Arg {
-	if dtype != nil {
-		x = b.o("to_dtype", x, dtype)
-	}
-	dt := b.dtype(x)
-	if op != "logcumsumexp" && !dt.IsFloat() {
-		x = b.o("to_dtype", x, tensor.Int64)
-		dt = tensor.Int64
-	}
-	if op == "logcumsumexp" && !dt.IsFloat() {
-		b.failf("\"logcumsumexp_out_cpu\" not implemented for '%s'", dt)
-		return nil
-	}
-	xs := b.shape(x)
-	if len(xs) == 0 {
-		b.dim(dimA, 1)
-		return b.o("clone", x)
-	}
-	d := b.dim(dimA, len(xs))
-	n := xs[d]
-	i := b.indexRange(0, n)
-	mask := b.o("ge", b.o("unsqueeze", i, int64(1)), i) // [n, n]: i >= j
-	shape := []int{n, n}
-	for k := d + 1; k < len(xs); k++ {
-		shape = append(shape, 1)
-	}
-	mask = b.reshape(mask, shape)
-	xe := b.o("unsqueeze", x, int64(d))
-	zero := func(v float64) ir.Arg { return b.o("full", ir.Tuple{}, v, dt) }
-	switch op {
-	case "cumsum":
-		return b.o("sum", b.o("where", mask, xe, zero(0)), ir.Tuple{int64(d + 1)})
-	case "cumprod":
-		return b.o("prod", b.o("where", mask, xe, zero(1)), int64(d+1))
-	}
-	ninf := zero(math.Inf(-1))
-	m := b.o("amax", b.o("where", mask, xe, ninf), ir.Tuple{int64(d + 1)}, true)
-	m = b.o("where", b.o("isinf", m), zero(0), m)
-	z := b.o("where", mask, b.o("sub", xe, m), ninf)
-	s := b.o("log", b.o("sum", b.o("exp", z), ir.Tuple{int64(d + 1)}, true))
-	return b.reshape(b.o("add", s, m), xs)
 }
 
 // decompErfinv: Giles (2010) single-precision approximation, then two
