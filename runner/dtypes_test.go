@@ -20,7 +20,8 @@ import (
 //     storage, float compute, each op rounded: render/narrow.go), with
 //     reductions, casts, scalar operands, tanh/exp/softmax and a matmul;
 //   - int_*: uint8/int8/int32 wraparound, floor division, remainder and
-//     true division.
+//     true division;
+//   - any_all_uint8: any/all of uint8 are uint8 (the decomposition gave bool).
 func TestDTypeSemanticsMatchPyTorch(t *testing.T) {
 	files, err := filepath.Glob("testdata/dtypes/*.json")
 	if err != nil || len(files) < 10 {

@@ -23,13 +23,13 @@ type decomposition struct {
 var decompositions = []decomposition{
 	{"aten.addmm", "addmm(s, m1, m2, beta, alpha) = mm(m1, m2) * alpha + s * beta (the add stays a separate epilogue; beta=0 ignores s)",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.addmm("aten.mm", a) }},
-	{"aten.all", "all(x, d, keepdim) = eq(sum(eq(x, 0), d, keepdim), 0)",
+	{"aten.all", "all(x, d, keepdim) = eq(sum(eq(x, 0), d, keepdim), 0) (uint8 for a uint8 x, as PyTorch)",
 		func(b *builder, a []ir.Arg) ir.Arg {
-			return b.call("aten.eq", b.call("aten.sum", b.call("aten.eq", a[0], int64(0)), a[1], a[2]), int64(0))
+			return anyAllDType(b, a[0], b.call("aten.eq", b.call("aten.sum", b.call("aten.eq", a[0], int64(0)), a[1], a[2]), int64(0)))
 		}},
-	{"aten.any", "any(x, d, keepdim) = ne(sum(ne(x, 0), d, keepdim), 0)",
+	{"aten.any", "any(x, d, keepdim) = ne(sum(ne(x, 0), d, keepdim), 0) (uint8 for a uint8 x, as PyTorch)",
 		func(b *builder, a []ir.Arg) ir.Arg {
-			return b.call("aten.ne", b.call("aten.sum", b.call("aten.ne", a[0], int64(0)), a[1], a[2]), int64(0))
+			return anyAllDType(b, a[0], b.call("aten.ne", b.call("aten.sum", b.call("aten.ne", a[0], int64(0)), a[1], a[2]), int64(0)))
 		}},
 	{"aten.baddbmm", "baddbmm(s, b1, b2, beta, alpha) = bmm(b1, b2) * alpha + s * beta",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.addmm("aten.bmm", a) }},
@@ -412,28 +412,35 @@ func (b *builder) softmax(a []ir.Arg, log bool) ir.Arg {
 }
 
 func decompLayerNorm(b *builder, a []ir.Arg) ir.Arg {
-	x := a[0]
-	xs, ns := b.shape(x), b.ints(a[1])
+	y, _, _ := b.layerNorm(a[0], b.ints(a[1]), a[2], a[3], a[4])
+	return y
+}
+
+// layerNorm is layer_norm with its statistics (native_layer_norm's
+// mean and rstd, kept dims).
+func (b *builder) layerNorm(x ir.Arg, ns []int, w, bias, eps ir.Arg) (y, mean, rstd ir.Arg) {
+	xs := b.shape(x)
 	if len(ns) > len(xs) || !sameInts(xs[len(xs)-len(ns):], ns) {
 		b.failf("layer_norm: normalized_shape %v does not match the input's trailing dims %v", ns, xs)
-		return nil
+		return nil, nil, nil
 	}
 	dims := make([]int, len(ns))
 	for i := range dims {
 		dims[i] = len(xs) - len(ns) + i
 	}
 	n := int64(numelOf(ns))
-	mean := b.call("aten.div", b.call("aten.sum", x, sizesArg(dims), true), n)
+	mean = b.call("aten.div", b.call("aten.sum", x, sizesArg(dims), true), n)
 	xc := b.call("aten.sub", x, mean)
 	v := b.call("aten.div", b.call("aten.sum", b.call("aten.mul", xc, xc), sizesArg(dims), true), n)
-	y := ir.Arg(b.call("aten.mul", xc, b.call("aten.rsqrt", b.call("aten.add", v, a[4]))))
-	if a[2] != nil {
-		y = b.call("aten.mul", y, a[2])
+	rstd = b.call("aten.rsqrt", b.call("aten.add", v, eps))
+	y = b.call("aten.mul", xc, rstd)
+	if w != nil {
+		y = b.call("aten.mul", y, w)
 	}
-	if a[3] != nil {
-		y = b.call("aten.add", y, a[3])
+	if bias != nil {
+		y = b.call("aten.add", y, bias)
 	}
-	return y
+	return y, mean, rstd
 }
 
 func decompBatchNorm(b *builder, a []ir.Arg) ir.Arg {
@@ -598,4 +605,13 @@ func negNumber(a ir.Arg) ir.Arg {
 		return -v
 	}
 	return a
+}
+
+// anyAllDType gives any/all of x their result dtype: bool, but uint8 for a
+// uint8 x (PyTorch keeps uint8 there; tensor.Reduce and ir's inference do).
+func anyAllDType(b *builder, x, res ir.Arg) ir.Arg {
+	if b.dtype(x) == tensor.Uint8 {
+		return b.call("aten.to_dtype", res, tensor.Uint8)
+	}
+	return res
 }

@@ -44,6 +44,11 @@ def int_wrap(a, b):
     return a + b, a * b, a - b, torch.div(a, b, rounding_mode="floor"), torch.remainder(a, b), a / b
 
 
+def any_all_uint8(x):
+    # any/all of a uint8 tensor are uint8 in PyTorch (bool for every other dtype)
+    return torch.any(x), x.any(dim=1), x.all(dim=0)
+
+
 def main():
     g = torch.Generator().manual_seed(0)
     cases = [
@@ -66,6 +71,7 @@ def main():
         b = torch.randint(lo, hi, (64,), generator=g).to(dt)
         b[b == 0] = 3
         cases.append(("int_" + n, int_wrap, (a, b)))
+    cases.append(("any_all_uint8", any_all_uint8, (torch.tensor([[0, 3, 0], [0, 0, 0], [1, 2, 255]], dtype=torch.uint8),)))
     for name, f, args in cases:
         export(f, args, name, os.path.join(HERE, name + ".json"), sources=[], runs=0)
         print("wrote", name)
