@@ -40,6 +40,10 @@ type ExecResult struct {
 	KernelSeconds [][]float64
 	// FallbackSeconds is each run's time in fallback nodes.
 	FallbackSeconds []float64
+	// OutsideSeconds is, for each run with kernel times, its wall time
+	// outside the kernels and the fallbacks: the wrapper's own code and the
+	// parent-worker round trip of every segment.
+	OutsideSeconds []float64
 }
 
 // ExecError is a failure inside a compiled kernel: a crash or a time limit.
@@ -192,6 +196,11 @@ func (x *execution) run(inputs map[string]*tensor.Tensor) (*ExecResult, error) {
 			}
 			if timed {
 				res.KernelSeconds = append(res.KernelSeconds, append([]float64(nil), ks...))
+				in := fallback
+				for _, k := range ks {
+					in += k
+				}
+				res.OutsideSeconds = append(res.OutsideSeconds, max(0, secs-in))
 				continue
 			}
 			res.Seconds = append(res.Seconds, secs)

@@ -93,11 +93,12 @@ func DefaultDevice() (string, string) {
 
 // compiledRun is what the compiled programs of one graph computed.
 type compiledRun struct {
-	results  *stages.Results[*tensor.Tensor]
-	seconds  []float64 // per run, all programs together
-	kernels  []KernelResult
-	fallback []string
-	builds   []BuildInfo
+	results               *stages.Results[*tensor.Tensor]
+	seconds               []float64 // per run, all programs together
+	fallbackSecs, outside []float64 // the same, in fallbacks and outside kernels (compiler.ExecResult)
+	kernels               []KernelResult
+	fallback              []string
+	builds                []BuildInfo
 }
 
 // addCompiled runs u's compiled programs and puts their results in gr:
@@ -149,6 +150,8 @@ func (cr *compiledRun) add(role string, m *compiler.Manifest, res *compiler.Exec
 			cr.seconds[r] += res.Seconds[r]
 		}
 	}
+	cr.fallbackSecs = addRuns(cr.fallbackSecs, res.FallbackSeconds)
+	cr.outside = addRuns(cr.outside, res.OutsideSeconds)
 	med := res.MedianKernelSeconds()
 	for _, st := range m.Steps {
 		if st.Kind == "fallback" {
@@ -165,6 +168,19 @@ func (cr *compiledRun) add(role string, m *compiler.Manifest, res *compiler.Exec
 			cr.kernels = append(cr.kernels, kr)
 		}
 	}
+}
+
+// addRuns adds one program's per-run seconds into the sums over programs.
+func addRuns(sum, runs []float64) []float64 {
+	if sum == nil {
+		sum = make([]float64, len(runs))
+	}
+	for r := range sum {
+		if r < len(runs) {
+			sum[r] += runs[r]
+		}
+	}
+	return sum
 }
 
 // programInputs gathers every input and constant slot's tensor: a saved
@@ -199,6 +215,8 @@ func (cr *compiledRun) fill(u *stages.Unit, gr *GraphResult, refs *references) e
 		return fmt.Errorf("graph %q: compiled: %w", u.Captured.Name, err)
 	}
 	gr.Timing.CompiledMS = compiler.Median(cr.seconds) * 1e3
+	gr.Timing.FallbackMS = compiler.Median(cr.fallbackSecs) * 1e3
+	gr.Timing.OutsideMS = compiler.Median(cr.outside) * 1e3
 	gr.Kernels = gr.Kernels[:0]
 	for _, k := range cr.kernels {
 		gr.Kernels = append(gr.Kernels, k)

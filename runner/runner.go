@@ -92,8 +92,13 @@ type Timing struct {
 	EagerMS         float64 `json:"eager_ms"`
 	CompiledMS      float64 `json:"compiled_ms,omitempty"`
 	ProducerEagerMS float64 `json:"producer_eager_ms,omitempty"`
-	Runs            int     `json:"runs"`
-	Covers          string  `json:"covers"`
+	// The compiled time's parts (medians over the runs with kernel times):
+	// in eager fallback nodes, and outside kernels and fallbacks (the
+	// wrapper's own code and the worker round trip of each segment).
+	FallbackMS float64 `json:"fallback_ms,omitempty"`
+	OutsideMS  float64 `json:"outside_ms,omitempty"`
+	Runs       int     `json:"runs"`
+	Covers     string  `json:"covers"`
 }
 
 // Options tune a run.

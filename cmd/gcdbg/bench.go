@@ -226,6 +226,7 @@ func benchTrace(path string, runs int, torch *torchServer, stderr io.Writer) (be
 	row := benchRow{trace: res.Trace, chain: true, torchHow: "recorded", ok: res.OK}
 	for _, g := range res.Graphs {
 		row.compiledMS += g.Timing.CompiledMS
+		row.fallbackMS += g.Timing.FallbackMS + g.Timing.OutsideMS
 		row.eagerMS += g.Timing.EagerMS
 		row.torchMS += g.Timing.ProducerEagerMS
 		for _, o := range g.Outputs {
@@ -253,9 +254,6 @@ func benchTrace(path string, runs int, torch *torchServer, stderr io.Writer) (be
 			row.chain = false
 			row.fallback = append(row.fallback, g.Fallback...)
 		}
-	}
-	if row.kernelMS > 0 {
-		row.fallbackMS = math.Max(0, row.compiledMS-row.kernelMS)
 	}
 	switch {
 	case torch == nil || path == "":

@@ -22,6 +22,13 @@ func printTiming(w io.Writer, g *runner.GraphResult) {
 	fmt.Fprintf(w, " eager interpreter %.3f ms", t.EagerMS)
 	if t.CompiledMS > 0 {
 		fmt.Fprintf(w, " | compiled %.3f ms", t.CompiledMS)
+		if t.OutsideMS > 0 || t.FallbackMS > 0 {
+			fmt.Fprintf(w, " (outside kernels: wrapper and worker round trips %.3f ms", t.OutsideMS)
+			if len(g.Fallback) > 0 || t.FallbackMS > 0 {
+				fmt.Fprintf(w, ", eager fallbacks %.3f ms = %.0f%%", t.FallbackMS, 100*t.FallbackMS/t.CompiledMS)
+			}
+			fmt.Fprint(w, ")")
+		}
 	}
 	if t.ProducerEagerMS > 0 {
 		fmt.Fprintf(w, " | PyTorch eager (recorded) %.3f ms", t.ProducerEagerMS)
@@ -62,7 +69,11 @@ func printCompiled(w io.Writer, g *runner.GraphResult) {
 		fmt.Fprintf(w, "    %-40s %-9s %-9s %9.4f %8.2f %9.2f  %s\n", name, kr.Role, kr.Kind, kr.MS, kr.GBps, kr.GFlops, nodes)
 	}
 	if len(g.Fallback) > 0 {
-		fmt.Fprintf(w, "  eager fallbacks: %s\n", strings.Join(g.Fallback, ", "))
+		fmt.Fprintf(w, "  eager fallbacks: %s", strings.Join(g.Fallback, ", "))
+		if t := g.Timing; t.CompiledMS > 0 {
+			fmt.Fprintf(w, " (%.3f ms, %.0f%% of the compiled time)", t.FallbackMS, 100*t.FallbackMS/t.CompiledMS)
+		}
+		fmt.Fprintln(w)
 	}
 }
 
