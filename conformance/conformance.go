@@ -144,13 +144,18 @@ func ReadIDs(path string) ([]string, error) {
 // Judge runs one exported sample through `bin run --json` with the eager
 // interpreter, then compiled, each within timeout.
 func Judge(bin, dir string, s Sample, timeout time.Duration) Outcome {
+	return JudgeBy(Process(bin), dir, s, timeout)
+}
+
+// JudgeBy is Judge with the runs of `gcdbg run` made by r.
+func JudgeBy(r Runner, dir string, s Sample, timeout time.Duration) Outcome {
 	o := Outcome{ID: s.ID, OpInfo: s.OpInfo, DType: s.DType, Desc: s.Desc}
 	if s.Refused != "" {
 		o.Status, o.Stage, o.Reason = Refused, "export", s.Refused
 		return o
 	}
 	for _, dev := range []string{"eager", "cpu"} {
-		st, why := runOnce(bin, filepath.Join(dir, s.Trace), dev, timeout)
+		st, why := runOnce(r, filepath.Join(dir, s.Trace), dev, timeout)
 		o.Status, o.Reason = st, why
 		o.Stage = map[string]string{"eager": "eager", "cpu": "compiled"}[dev]
 		if st != Pass {
@@ -159,6 +164,32 @@ func Judge(bin, dir string, s Sample, timeout time.Duration) Outcome {
 	}
 	o.Stage, o.Reason = "", ""
 	return o
+}
+
+// A Runner runs `gcdbg run ARGS...` and returns its exit status and what it
+// printed; timedOut when it did not finish within timeout.
+type Runner interface {
+	Run(args []string, timeout time.Duration) (rc int, stdout, stderr []byte, timedOut bool, err error)
+}
+
+// Process is the Runner that starts the gcdbg binary once per run.
+type Process string
+
+func (bin Process) Run(args []string, timeout time.Duration) (int, []byte, []byte, bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, string(bin), append([]string{"run"}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		return 0, nil, nil, true, nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), stdout.Bytes(), stderr.Bytes(), false, nil
+	}
+	return 0, stdout.Bytes(), stderr.Bytes(), false, err
 }
 
 // runResult is the part of `gcdbg run --json` the harness reads.
@@ -186,24 +217,15 @@ type comparison struct {
 	Why       string  `json:"why"`
 }
 
-func runOnce(bin, trace, device string, timeout time.Duration) (Status, string) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "run", "--json", "--runs", "1", "--device", device, trace)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if ctx.Err() == context.DeadlineExceeded {
+func runOnce(r Runner, trace, device string, timeout time.Duration) (Status, string) {
+	rc, stdout, stderr, timedOut, err := r.Run([]string{"--json", "--runs", "1", "--device", device, trace}, timeout)
+	if timedOut {
 		return Timeout, fmt.Sprintf("no result after %s", timeout)
 	}
-	rc := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		rc = ee.ExitCode()
-	} else if err != nil {
+	if err != nil {
 		return Error, "cannot run gcdbg: " + err.Error()
 	}
-	return Classify(rc, stdout.Bytes(), stderr.Bytes())
+	return Classify(rc, stdout, stderr)
 }
 
 // Classify turns one `gcdbg run --json` (exit status, stdout, stderr) into a

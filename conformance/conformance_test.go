@@ -57,10 +57,16 @@ func TestEdgeShapes(t *testing.T) {
 	}
 	t.Setenv("GCDBG_CACHE_DIR", filepath.Join(dir, "cache"))
 	// Judge everything two at a time, then report per group.
+	// (two `gcdbg __judge` processes, as make conformance judges)
 	outs := map[string]Outcome{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	sem := make(chan bool, 2)
+	pool := make(chan *Batch, 2)
+	for i := 0; i < cap(pool); i++ {
+		b := &Batch{Bin: bin}
+		defer b.Close()
+		pool <- b
+	}
 	for _, id := range ids {
 		s, ok := byID[id]
 		if !ok {
@@ -69,15 +75,28 @@ func TestEdgeShapes(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- true
-			o := Judge(bin, dir, s, 120*time.Second)
-			<-sem
+			b := <-pool
+			o := JudgeBy(b, dir, s, 120*time.Second)
+			pool <- b
 			mu.Lock()
 			outs[s.ID] = o
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
+	// A run in the batch process is the run of `gcdbg run` itself: the
+	// first samples of each group judged again one process per run agree.
+	t.Run("batch_is_gcdbg_run", func(t *testing.T) {
+		for _, g := range groups {
+			s, ok := byID[g.ids[0]]
+			if !ok {
+				continue
+			}
+			if o := Judge(bin, dir, s, 120*time.Second); o != outs[s.ID] {
+				t.Errorf("%s: one process per run %+v, the batch process %+v", s.ID, o, outs[s.ID])
+			}
+		}
+	})
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
 			for _, id := range g.ids {

@@ -206,6 +206,7 @@ def variant_function(o, kind, sample, grad):
         if kind == "inplace":
             x = inp.clone() if grad else inp.detach().clone()
             o.inplace_variant(x, *args, **kwargs)
+            shape_changed = x.shape != inp.shape or x.stride() != inp.stride()
         else:
             ref = o.op(inp, *args, **kwargs)
             if _is_tensor(ref):
@@ -219,6 +220,11 @@ def variant_function(o, kind, sample, grad):
         raise
     except Exception as e:
         raise Rejected(short(e))
+    if kind == "inplace" and shape_changed:
+        # torch.fx's shape propagation records such a node's tensor after the later in-place change
+        raise RuntimeError("in-place %s changes self's shape or strides (an in-place view op): the exporter "
+                           "(torch.fx shape propagation) cannot record the tensor before and after, so it is "
+                           "not exported" % getattr(o.inplace_variant, "__name__", o.name + "_"))
     tensors = []
     tmpl = _flatten_tensors((inp, args, kwargs), tensors)
     names = ["t%d" % i for i in range(len(tensors))]
@@ -356,8 +362,8 @@ def main(argv=None):
                         if kd is None:
                             f, tensors = sample_function(o.op, s)
                         else:
-                            f, tensors = variant_function(o, kd, s, grad)
                             rec["desc"] = "%s: %s" % ("in-place" if kd == "inplace" else "out=", rec["desc"])
+                            f, tensors = variant_function(o, kd, s, grad)
                         # random draws (dropout, rrelu, ...) are the exporter's to record
                         # (expected.random); where it cannot, it raises and the sample is refused
                         fname = file_name(sid)

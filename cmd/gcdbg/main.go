@@ -94,6 +94,8 @@ func mainArgs(args []string, stdout, stderr io.Writer) int {
 		return cmdStages(stdout)
 	case "ops":
 		return cmdOps(rest, stdout, stderr)
+	case "__judge": // hidden: `gcdbg run` for many traces in one process (judge.go)
+		return cmdJudge(os.Stdin, os.Stdout)
 	case "__worker": // hidden: runs compiled kernels for gcdbg (compiler/worker.go)
 		return compiler.WorkerMain(os.Stdin, os.Stdout)
 	case "help", "-h", "--help", "-help":

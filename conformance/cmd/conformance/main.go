@@ -36,6 +36,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	bin := fs.String("bin", "bin/gcdbg", "the gcdbg binary")
 	jobs := fs.Int("j", 2, "samples judged at once")
 	timeout := fs.Duration("timeout", 120*time.Second, "per run of gcdbg")
+	batch := fs.Bool("batch", true, "judge in long-lived `gcdbg __judge` processes (one per job) instead of a `gcdbg run` process per run: the same runs without a start-up each")
 	md := fs.String("md", "", "write the table here (docs/conformance.md)")
 	passing := fs.String("passing", "", "committed list of passing sample ids: fail when one of them does not pass")
 	update := fs.Bool("update-passing", false, "with -store: drop from -passing the listed ids this run judged that do not pass now")
@@ -87,8 +88,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var r conformance.Runner = conformance.Process(*bin)
+			if *batch {
+				b := &conformance.Batch{Bin: *bin}
+				defer b.Close()
+				r = b
+			}
 			for i := range next {
-				outs[i] = conformance.Judge(*bin, *dir, samples[i], *timeout)
+				outs[i] = conformance.JudgeBy(r, *dir, samples[i], *timeout)
 				outs[i].Commit, outs[i].Date = *commit, *date
 				mu.Lock()
 				done++
