@@ -443,12 +443,12 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		if a.V[4] == true {
-			return nil, a.errf(4, "ceil_mode=True is not supported by gcdbg for avg_pool3d")
-		}
 		div := 0
 		if a.V[6] != nil {
 			div = r.i(6)
+		}
+		if a.V[4] == true || !x.DType.IsFloat() { // ops_pool.go
+			return r.done(tensor.AvgPoolND(x, 3, k[:], s[:], p[:], a.V[4] == true, r.b(5), div))
 		}
 		return r.done(Pool3d(x, "avg", k, s, p, [3]int{1, 1, 1}, r.b(5), div))
 	})

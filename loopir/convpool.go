@@ -1,6 +1,9 @@
 package loopir
 
-import "gcdbg/ir"
+import (
+	"gcdbg/ir"
+	"gcdbg/tensor"
+)
 
 // Convolution and pooling, forward and backward, are extern calls with
 // generated C (render/conv.go: im2col/col2im around the GEMM, direct
@@ -34,7 +37,10 @@ func convPoolExtern(op string, bound []ir.Arg) bool {
 		return false
 	}
 	t, ok := bound[spec.tensor].(*ir.Node)
-	if !ok || t.Meta.Tensor == nil || len(t.Meta.Tensor.Shape) != 4 || !t.Meta.Tensor.DType.IsFloat() {
+	if !ok || t.Meta.Tensor == nil || len(t.Meta.Tensor.Shape) != 4 {
+		return false
+	}
+	if dt := t.Meta.Tensor.DType; !dt.IsFloat() && !(op == "avg_pool2d" && dt == tensor.Int64) { // render/pool_nd.go: int64 avg_pool2d
 		return false
 	}
 	if t.Meta.Tensor.DType.Size() < 4 { // half types: no C type here

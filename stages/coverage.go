@@ -134,3 +134,31 @@ func CoverageTable(rows []CoverageRow) string {
 	fmt.Fprintf(&sb, "\n%d ops: %s\n", len(rows), strings.Join(parts, ", "))
 	return sb.String()
 }
+
+// outOfScopeFunctional lists torch.nn.functional ops outside the core ATen
+// list that gcdbg does not take, each with why; `gcdbg ops --coverage`
+// prints them after the core ATen table (the conformance table reads both).
+var outOfScopeFunctional = map[string]string{
+	"fractional_max_pool2d": "random draws: F.fractional_max_pool2d draws its window offsets (_random_samples) with torch.rand inside the call; the exporter does not record them and gcdbg never guesses a draw",
+	"fractional_max_pool3d": "random draws: F.fractional_max_pool3d draws its window offsets (_random_samples) with torch.rand inside the call; the exporter does not record them and gcdbg never guesses a draw",
+}
+
+// FunctionalOutOfScope is outOfScopeFunctional as rows, by name.
+func FunctionalOutOfScope() []CoverageRow {
+	var rows []CoverageRow
+	for name, why := range outOfScopeFunctional {
+		rows = append(rows, CoverageRow{Name: name, Status: CoverageOutOfScope, How: why})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
+	return rows
+}
+
+// FunctionalOutOfScopeTable renders those rows in CoverageTable's columns.
+func FunctionalOutOfScopeTable() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "\n%-36s %-28s %-13s %-28s %s\n", "torch.nn.functional op (not core ATen)", "", "status", "", "why")
+	for _, r := range FunctionalOutOfScope() {
+		fmt.Fprintf(&sb, "%-36s %-28s %-13s %-28s %s\n", r.Name, "", r.Status, "", r.How)
+	}
+	return sb.String()
+}

@@ -35,36 +35,10 @@ var extNN2Decompositions = []decomposition{
 			}
 			return x
 		}},
-	{"aten.avg_pool3d", "avg_pool3d(x, k, s, p) = window sums along W, H, D (strided slices of the zero-padded x) / (kd*kh*kw, or the product of the per-dim in-bounds counts, or divisor_override)",
+	{"aten.avg_pool3d", "avg_pool3d(x, k, s, p) = window sums along W, H, D (strided slices of the zero-padded x, ceil_mode's extra windows included) / (divisor_override, or kd*kh*kw, or per point the product of the per-dim window lengths: up to size + padding, or in bounds); integers divide truncating",
 		func(b *builder, a []ir.Arg) ir.Arg {
-			if b.bool(a[4]) {
-				b.failf("avg_pool3d: ceil_mode=True is not supported by gcdbg")
-				return nil
-			}
 			k, s, p, _ := b.pool3Args(a[1], a[2], a[3], int64(1))
-			x := a[0]
-			xs := b.shape(x)
-			n := len(xs)
-			for i := 2; i >= 0; i-- {
-				x = b.poolDim(x, n-3+i, k[i], s[i], p[i], 1, false, "sum")
-			}
-			switch {
-			case a[6] != nil:
-				return b.o("div", x, a[6])
-			case b.bool(a[5]) || (p[0] == 0 && p[1] == 0 && p[2] == 0):
-				return b.o("div", x, int64(k[0]*k[1]*k[2]))
-			}
-			var cnt ir.Arg
-			for i := 0; i < 3; i++ {
-				ones := b.o("full", sizesArg([]int{xs[n-3+i]}), int64(1), b.dtype(x))
-				c := b.bcast(b.poolDim(ones, 0, k[i], s[i], p[i], 1, false, "sum"), i, 3)
-				if cnt == nil {
-					cnt = c
-				} else {
-					cnt = b.o("mul", cnt, c)
-				}
-			}
-			return b.o("div", x, cnt)
+			return b.avgPool(a[0], 3, k, s, p, b.bool(a[4]), b.bool(a[5]), a[6]) // decomp_pool.go
 		}},
 	{"aten.adaptive_avg_pool3d", "adaptive_avg_pool3d(x, o) = adaptive_avg_pool1d along W, H, D (index_select windows, summed and divided)",
 		func(b *builder, a []ir.Arg) ir.Arg {
@@ -83,9 +57,12 @@ var extNN2Decompositions = []decomposition{
 			k, s, p, d := b.poolArgs(a[1], a[2], a[3], a[4])
 			return b.pool1d(a[0], k, s, p, d, b.bool(a[5]), "max")
 		}},
-	{"aten.avg_pool1d", "avg_pool1d(x, k, s, p) = sum over j < k of slice(pad(x, p, 0), -1, j, .., s) / k; ceil_mode or count_include_pad=False: avg_pool2d over a height-1 view",
+	{"aten.avg_pool1d", "avg_pool1d(x, k, s, p) = sum over j < k of slice(pad(x, p, 0), -1, j, .., s) / k; ceil_mode or count_include_pad=False: avg_pool2d over a height-1 view; integers: avg_pool3d's sums and truncating division",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			k, s, p, _ := b.poolArgs(a[1], a[2], a[3], int64(1))
+			if !b.dtype(a[0]).IsFloat() { // integers: truncating division (decomp_pool.go)
+				return b.avgPool(a[0], 1, []int{k}, []int{s}, []int{p}, b.bool(a[4]), b.bool(a[5]), nil)
+			}
 			if b.bool(a[4]) || !b.bool(a[5]) {
 				x2 := b.o("unsqueeze", a[0], int64(-2))
 				y := b.o("avg_pool2d", x2, sizesArg([]int{1, k}), sizesArg([]int{1, s}), sizesArg([]int{0, p}), a[4], a[5])

@@ -135,3 +135,76 @@ func (b *builder) dropPool(r ir.Arg, nd int) ir.Arg {
 	}
 	return res
 }
+
+// avgPool is avg_pool{nd}d over x's last nd dims as PyTorch computes it:
+// window sums (strided slices of the zero-padded x, ceil_mode's extra
+// windows included) divided by divisor_override, or per output point by
+// the product over dims of the window's length (count_include_pad: up to
+// size + padding; else its in-bounds part, at least 1: a window all
+// padding sums to 0). Integers divide truncating toward zero (floor_divide
+// corrected where the remainder is nonzero and the signs differ).
+func (b *builder) avgPool(x ir.Arg, nd int, k, s, p []int, ceil, cip bool, div ir.Arg) ir.Arg {
+	xs := b.shape(x)
+	n := len(xs)
+	if len(k) != nd || len(s) != nd || len(p) != nd || n < nd+1 {
+		b.failf("avg_pool%dd: expected %d window values and an input with %d spatial dims", nd, nd, nd)
+		return nil
+	}
+	sum := x
+	for i := nd - 1; i >= 0; i-- {
+		sum = b.poolDim(sum, n-nd+i, k[i], s[i], p[i], 1, ceil, "sum")
+	}
+	if b.err != nil {
+		return nil
+	}
+	os := b.shape(sum)
+	var cnt ir.Arg = div
+	pad := false
+	for _, v := range p {
+		pad = pad || v != 0
+	}
+	if cnt == nil && !ceil && (cip || !pad) {
+		prod := 1
+		for _, v := range k {
+			prod *= v
+		}
+		cnt = int64(prod)
+	}
+	if cnt == nil {
+		for i := 0; i < nd; i++ {
+			L, O := xs[n-nd+i], os[n-nd+i]
+			st := b.o("sub", b.o("mul", b.o("arange", int64(O)), int64(s[i])), int64(p[i]))
+			e := b.o("minimum", b.o("add", st, int64(k[i])), b.o("scalar_tensor", int64(L+p[i]), tensor.Int64))
+			var c ir.Arg
+			if cip {
+				c = b.o("sub", e, st)
+			} else {
+				lo := b.o("maximum", st, b.o("scalar_tensor", int64(0), tensor.Int64))
+				hi := b.o("minimum", e, b.o("scalar_tensor", int64(L), tensor.Int64))
+				c = b.o("maximum", b.o("sub", hi, lo), b.o("scalar_tensor", int64(1), tensor.Int64))
+			}
+			c = b.bcast(c, i, nd)
+			if cnt == nil {
+				cnt = c
+			} else {
+				cnt = b.o("mul", cnt, c)
+			}
+		}
+	}
+	if b.dtype(x).IsFloat() {
+		return b.o("div", sum, cnt)
+	}
+	q := b.o("floor_divide", sum, cnt)
+	var signDiffers ir.Arg
+	if v, ok := cnt.(int64); ok {
+		if v < 0 {
+			signDiffers = b.o("gt", sum, int64(0))
+		} else {
+			signDiffers = b.o("lt", sum, int64(0))
+		}
+	} else {
+		signDiffers = b.o("ne", b.o("lt", sum, int64(0)), b.o("lt", cnt, int64(0)))
+	}
+	fix := b.o("logical_and", b.o("ne", b.o("remainder", sum, cnt), int64(0)), signDiffers)
+	return b.o("where", fix, b.o("add", q, int64(1)), q)
+}

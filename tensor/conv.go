@@ -330,6 +330,9 @@ func AvgPool2d(x *Tensor, kernel, stride, padding [2]int, ceilMode, countInclude
 	if err != nil {
 		return nil, err
 	}
+	if x.DType.IsInt() { // integer sums, truncating division (pool_nd.go)
+		return AvgPoolND(x, 2, kernel[:], stride[:], padding[:], ceilMode, countIncludePad, divisorOverride)
+	}
 	if err := nnFloatOnly("avg_pool2d", x); err != nil {
 		return nil, err
 	}

@@ -291,3 +291,116 @@ func MaxPoolIndicesBackward(grad, x, indices *Tensor, nd int) (*Tensor, error) {
 	}
 	return nnFromData(grad.DType, x.Shape, gx), nil
 }
+
+// AvgPoolND is avg_pool{nd}d as PyTorch's CPU kernels compute it, for
+// floating and integer inputs: window o of a dim starts at o*stride -
+// padding and ends at min(start + kernel, size + padding) (pool size: the
+// product of those lengths, counting padding); the sum over its in-bounds
+// elements is divided by divisorOverride (0: none), the pool size
+// (countIncludePad) or the in-bounds count. Integers sum exactly in int64
+// and divide truncating toward zero, as C++ does.
+func AvgPoolND(x *Tensor, nd int, kernel, stride, padding []int, ceil, countIncludePad bool, divisorOverride int) (*Tensor, error) {
+	op := fmt.Sprintf("avg_pool%dd", nd)
+	lead, in, err := poolDims(op, x, nd)
+	if err != nil {
+		return nil, err
+	}
+	if stride == nil {
+		stride = kernel
+	}
+	if len(kernel) != nd || len(stride) != nd || len(padding) != nd {
+		return nil, fmt.Errorf("%s: kernel_size, stride and padding must have %d values each", op, nd)
+	}
+	if x.DType != Int64 && !x.DType.IsFloat() { // PyTorch's CPU kernels: floating types and Long
+		return nil, fmt.Errorf("%q not implemented for '%s'", op, nnTorchTypeName(x.DType))
+	}
+	out := make([]int, nd)
+	for i := 0; i < nd; i++ {
+		switch {
+		case kernel[i] <= 0:
+			return nil, fmt.Errorf("%s: kernel size should be greater than zero, but got %v", op, kernel)
+		case stride[i] <= 0:
+			return nil, fmt.Errorf("%s: stride should be greater than zero, but got %v", op, stride)
+		case padding[i] < 0 || padding[i] > kernel[i]/2:
+			return nil, fmt.Errorf("%s: pad should be smaller than or equal to half of kernel size, but got padding %v and kernel_size %v", op, padding, kernel)
+		}
+		out[i] = nnPoolOutSize(in[i], kernel[i], padding[i], stride[i], 1, ceil)
+		if out[i] < 1 {
+			return nil, fmt.Errorf("%s: Given input size %v, calculated output size %v: output size is too small", op, in, out)
+		}
+	}
+	var I, O, K, S, P [3]int
+	for i := 0; i < 3; i++ {
+		I[i], O[i], K[i], S[i] = 1, 1, 1, 1
+	}
+	off := 3 - nd
+	copy(I[off:], in)
+	copy(O[off:], out)
+	copy(K[off:], kernel)
+	copy(S[off:], stride)
+	copy(P[off:], padding)
+	type win struct{ lo, hi, size int }
+	wins := [3][]win{}
+	for d := 0; d < 3; d++ {
+		for o := 0; o < O[d]; o++ {
+			s := o*S[d] - P[d]
+			e := min(s+K[d], I[d]+P[d])
+			wins[d] = append(wins[d], win{max(s, 0), min(e, I[d]), e - s})
+		}
+	}
+	isInt := !x.DType.IsFloat()
+	xc := x.Contiguous()
+	planes, planeIn := Numel(lead), I[0]*I[1]*I[2]
+	shape := append(append([]int{}, lead...), out...)
+	res := New(x.DType, shape...)
+	j := 0
+	for p := 0; p < planes; p++ {
+		base := xc.Offset + p*planeIn
+		for a := 0; a < O[0]; a++ {
+			wa := wins[0][a]
+			for b := 0; b < O[1]; b++ {
+				wb := wins[1][b]
+				for c := 0; c < O[2]; c++ {
+					wc := wins[2][c]
+					if wa.lo >= wa.hi || wb.lo >= wb.hi || wc.lo >= wc.hi { // a window all padding: 0, as PyTorch
+						res.SetFlat(j, 0)
+						j++
+						continue
+					}
+					div := divisorOverride
+					if div == 0 {
+						if countIncludePad {
+							div = wa.size * wb.size * wc.size
+						} else {
+							div = (wa.hi - wa.lo) * (wb.hi - wb.lo) * (wc.hi - wc.lo)
+						}
+					}
+					var si int64
+					sf := 0.0
+					for z := wa.lo; z < wa.hi; z++ {
+						for y := wb.lo; y < wb.hi; y++ {
+							at := base + (z*I[1]+y)*I[2]
+							for w := wc.lo; w < wc.hi; w++ {
+								if isInt {
+									si += xc.S.I[at+w]
+								} else {
+									sf += xc.S.F[at+w]
+								}
+							}
+						}
+					}
+					switch {
+					case isInt && div == 0:
+						return nil, fmt.Errorf("%s: integer division by zero", op)
+					case isInt:
+						res.SetFlatInt(j, si/int64(div))
+					default:
+						res.SetFlat(j, sf/float64(div))
+					}
+					j++
+				}
+			}
+		}
+	}
+	return res, nil
+}

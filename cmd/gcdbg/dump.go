@@ -117,6 +117,7 @@ func cmdOps(args []string, w, errw io.Writer) int {
 	if coverage {
 		rows := stages.Coverage()
 		fmt.Fprint(w, stages.CoverageTable(rows))
+		fmt.Fprint(w, stages.FunctionalOutOfScopeTable())
 		for _, r := range rows {
 			if r.Status == stages.CoverageMissing {
 				return 1

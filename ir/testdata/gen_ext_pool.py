@@ -92,6 +92,21 @@ for dt in (f32, f64):
 case("max_unpool2d", lambda a, b, kk, s, p, o: mu[2](a, b, kk, s, p, o), r(1, 1, 2, 2), torch.tensor([[[[0, 1], [5, 16]]]]), 2, 2, 0, None)
 case("max_unpool2d", lambda a, b, kk, s, p, o: mu[2](a, b, kk, s, p, o), r(1, 1, 2, 2), torch.tensor([[[[0, 1], [5, 6]]]]), 2, 2, 0, [9, 9])
 
+# avg pooling of int64 (sums in int64, division truncating toward zero, a
+# negative divisor_override included) and avg_pool3d with ceil_mode.
+ri = lambda *shape: torch.randint(-50, 50, shape, dtype=i64)
+case("avg_pool1d", lambda x, k, s, p, c, ci: F.avg_pool1d(x, k, s, p, c, ci), ri(2, 3, 9), [3], [2], [1], True, False)
+case("avg_pool1d", lambda x, k, s, p, c, ci: F.avg_pool1d(x, k, s, p, c, ci), ri(3, 10), [4], [3], [2], False, True)
+case("avg_pool2d", lambda x, k, s, p, c, ci, d: F.avg_pool2d(x, k, s, p, c, ci, d), ri(2, 3, 7, 6), [3, 2], [2, 1], [1, 1], True, False, None)
+case("avg_pool2d", lambda x, k, s, p, c, ci, d: F.avg_pool2d(x, k, s, p, c, ci, d), ri(1, 2, 5, 5), 2, None, 0, False, True, -3)
+case("avg_pool2d", lambda x, k, s, p, c, ci, d: F.avg_pool2d(x, k, s, p, c, ci, d), ri(2, 6, 5), [3, 3], [2, 2], [1, 1], True, True, None)
+case("avg_pool3d", lambda x, k, s, p, c, ci, d: F.avg_pool3d(x, k, s, p, c, ci, d), ri(1, 2, 5, 6, 7), [2, 3, 2], [2, 2, 1], [1, 1, 0], True, False, None)
+case("avg_pool3d", lambda x, k, s, p, c, ci, d: F.avg_pool3d(x, k, s, p, c, ci, d), ri(2, 4, 5, 6), 2, 1, 1, False, True, 3)
+for dt in (f32, f64):
+    case("avg_pool3d", lambda x, k, s, p, c, ci, d: F.avg_pool3d(x, k, s, p, c, ci, d), r(1, 2, 5, 6, 7, dtype=dt), [2, 3, 2], [2, 2, 3], [1, 1, 0], True, True, None)
+    case("avg_pool3d", lambda x, k, s, p, c, ci, d: F.avg_pool3d(x, k, s, p, c, ci, d), r(2, 4, 5, 6, dtype=dt), 3, 2, 1, True, False, None)
+case("avg_pool2d", lambda x, k, s, p, c, ci, d: F.avg_pool2d(x, k, s, p, c, ci, d), torch.randint(-5, 5, (1, 1, 4, 4), dtype=torch.int32), 2, None, 0, False, True, None)
+
 out = os.path.join(here, "ext_cases_pool.json")
 with open(out, "w") as f:
     json.dump(cases, f, separators=(",", ":"))
