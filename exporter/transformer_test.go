@@ -1,0 +1,27 @@
+package exporter_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// A drawing nn.MultiheadAttention the exporter cannot trace through (kdim /
+// vdim) is refused with exit 2 and what to change, not a traceback. (The
+// traced-through Transformer layers themselves are checked end to end by
+// cmd/gcdbg's real2_tenc model against PyTorch.)
+func TestCaptureDrawingAttentionRefusal(t *testing.T) {
+	_, msg, err := export(t, "mha_kdim_dropout.py")
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 2 {
+		t.Fatalf("exit %v, want 2\n%s", err, msg)
+	}
+	for _, want := range []string{"nn.MultiheadAttention(dropout=0.1) in training", "kdim/vdim", "what to change:", "dropout=0"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "Traceback") {
+		t.Errorf("message shows a traceback:\n%s", msg)
+	}
+}
