@@ -2,6 +2,7 @@ package loopir
 
 import (
 	"fmt"
+	"slices"
 
 	"gcdbg/ir"
 )
@@ -175,6 +176,26 @@ func (l *lowerer) viewStrides(in *View, newSizes []Expr) ([]Expr, bool) {
 	hint := func(e Expr) int64 { return e.Eval(l.hints) }
 	eq := func(a, b Expr) bool { return a.String() == b.String() }
 	newSt := make([]Expr, len(newSizes))
+	numel := int64(1)
+	for _, e := range old {
+		numel *= hint(e)
+	}
+	if numel == 0 && len(old) == len(newSizes) && slices.EqualFunc(old, newSizes, eq) {
+		return append([]Expr{}, oldSt...), true
+	}
+	if numel == 0 { // computeStride: contiguous strides, a size 0 counting as 1
+		for d := len(newSizes) - 1; d >= 0; d-- {
+			switch {
+			case d == len(newSizes)-1:
+				newSt[d] = C(1)
+			case hint(newSizes[d+1]) == 0:
+				newSt[d] = newSt[d+1]
+			default:
+				newSt[d] = Mul(newSizes[d+1], newSt[d+1])
+			}
+		}
+		return newSt, true
+	}
 	viewD := len(newSizes) - 1
 	chunkBase := oldSt[len(oldSt)-1]
 	tensorNumel, viewNumel := C(1), C(1)

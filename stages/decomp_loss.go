@@ -81,4 +81,155 @@ var lossDecompositions = []decomposition{
 			out := append([]int{}, xs[:r-3]...)
 			return b.reshape(st, append(out, xs[r-3]*k[0]*k[1], oh*ow))
 		}},
+	{"aten.bilinear", "bilinear(x1, x2, w, b) = sum(view(mm(view(x1, [B, I]), view(permute(w, [1, 0, 2]), [I, O*J])), [B, O, J]) * view(x2, [B, 1, J]), 2) + b, viewed to x1's batch dims + [O]",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			x1, x2, w := a[0], a[1], a[2]
+			var bs []int
+			if a[3] != nil {
+				bs = b.shape(a[3])
+			}
+			ws := b.shape(w)
+			batch, err := ir.BilinearBatch(b.shape(x1), b.shape(x2), ws, bs, a[3] != nil)
+			if err != nil {
+				b.failf("%v", err)
+				return nil
+			}
+			o, i, j, n := ws[0], ws[1], ws[2], numelOf(batch)
+			wp := b.reshape(b.permute(w, []int{1, 0, 2}), []int{i, o * j})
+			t := b.reshape(b.o("mm", b.reshape(x1, []int{n, i}), wp), []int{n, o, j})
+			y := b.o("sum", b.o("mul", t, b.reshape(x2, []int{n, 1, j})), ir.Tuple{int64(2)})
+			if a[3] != nil {
+				y = b.o("add", y, a[3])
+			}
+			return b.reshape(y, append(append([]int{}, batch...), o))
+		}},
+	{"aten.cosine_embedding_loss", "cosine_embedding_loss(x1, x2, t, m) = reduce(where(t == 1, 1 - cos, 0) + where(t == -1, max(cos - m, 0), 0)), cos = sum(x1 * x2) / sqrt((sum(x1^2) + 1e-12) * (sum(x2^2) + 1e-12)) over the last dim",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			x1, x2, t := a[0], a[1], a[2]
+			d, err := ir.CosineEmbeddingDim(b.shape(x1), b.shape(x2), b.shape(t))
+			if err != nil {
+				b.failf("%v", err)
+				return nil
+			}
+			dims := ir.Tuple{int64(d)}
+			ps := b.o("sum", b.o("mul", x1, x2), dims)
+			m1 := b.o("add", b.o("sum", b.o("mul", x1, x1), dims), ir.CosineEmbeddingEps)
+			m2 := b.o("add", b.o("sum", b.o("mul", x2, x2), dims), ir.CosineEmbeddingEps)
+			cos := b.o("div", ps, b.o("sqrt", b.o("mul", m1, m2)))
+			pos := b.o("add", b.o("neg", cos), int64(1))
+			neg := b.clampC(b.o("sub", cos, a[3]), int64(0), nil)
+			l := b.o("add", b.o("where", b.o("eq", t, int64(1)), pos, b.zeroLike(pos)), b.o("where", b.o("eq", t, int64(-1)), neg, b.zeroLike(neg)))
+			return b.reduceC(l, a[4], x1)
+		}},
+	{"aten.pdist", "pdist(x, p) = vector_norm(cat([slice(x, 0, i, i+1) - slice(x, 0, i+1, N) for i < N-1]), p, -1): the pairs i < j in row order",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			x := a[0]
+			xs := b.shape(x)
+			p := b.float(a[1])
+			if len(xs) != 2 || p < 0 {
+				b.failf("pdist only supports 2D tensors and non-negative p values, got %dD and p=%v", len(xs), p)
+				return nil
+			}
+			n := xs[0]
+			var parts ir.List
+			for i := 0; i+1 < n; i++ {
+				parts = append(parts, b.o("sub", b.o("slice", x, int64(0), int64(i), int64(i+1)), b.o("slice", x, int64(0), int64(i+1), int64(n))))
+			}
+			var d ir.Arg
+			switch len(parts) {
+			case 0:
+				d = b.o("slice", x, int64(0), int64(0), int64(0))
+			case 1:
+				d = parts[0]
+			default:
+				d = b.o("cat", parts, int64(0))
+			}
+			return b.vectorNorm(d, p, ir.Tuple{int64(-1)}, false, nil)
+		}},
+	{"aten.native_layer_norm", "native_layer_norm(x, ns, w, b, eps) = (layer_norm(x, ns, w, b, eps), detach(mean), detach(rsqrt(var + eps))), mean/var (biased) over the last len(ns) dims, kept",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			if _, err := ir.NormDims(b.shape(a[0]), b.ints(a[1])); err != nil {
+				b.failf("%v", err)
+				return nil
+			}
+			y, mean, rstd := b.layerNorm(a[0], b.ints(a[1]), a[2], a[3], a[4])
+			// PyTorch differentiates only the output (native_layer_norm_backward
+			// takes no gradient of mean or rstd)
+			return ir.Tuple{y, b.o("detach", mean), b.o("detach", rstd)}
+		}},
+	{"aten.group_norm", "group_norm(x, G, w, b, eps) = reshape(layer_norm(reshape(x, [N, G, C/G * HW]), [C/G * HW], eps), x.shape) * w + b, w and b [C] viewed [C, 1, ...]",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			x := a[0]
+			xs := b.shape(x)
+			g := b.int(a[1])
+			if err := ir.GroupNormCheck(xs, g); err != nil {
+				b.failf("%v", err)
+				return nil
+			}
+			k := numelOf(xs[1:]) / g
+			y, _, _ := b.layerNorm(b.reshape(x, []int{xs[0], g, k}), []int{k}, nil, nil, a[4])
+			y = b.reshape(y, xs)
+			ps := make([]int, len(xs)-1)
+			for i := range ps {
+				ps[i] = 1
+			}
+			ps[0] = xs[1]
+			if a[2] != nil {
+				y = b.o("mul", y, b.reshape(a[2], ps))
+			}
+			if a[3] != nil {
+				y = b.o("add", y, b.reshape(a[3], ps))
+			}
+			return y
+		}},
+	{"aten.multilabel_soft_margin_loss", "multilabel_soft_margin_loss(x, t, w) = reduce(sum(-(t * log_sigmoid(x) + (1 - t) * log_sigmoid(-x)) * w, -1) / C)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			x, t := a[0], a[1]
+			xs := b.shape(x)
+			if len(xs) == 0 {
+				b.failf("multilabel_soft_margin_loss: expected an input of at least 1 dim")
+				return nil
+			}
+			ls := func(v ir.Arg) ir.Arg {
+				return b.o("sub", b.o("minimum", v, b.zeroLike(v)), b.o("log1p", b.o("exp", b.o("neg", b.o("abs", v)))))
+			}
+			l := b.o("neg", b.o("add", b.o("mul", t, ls(x)), b.o("mul", b.o("add", b.o("neg", t), int64(1)), ls(b.o("neg", x)))))
+			if a[2] != nil {
+				l = b.o("mul", l, a[2])
+			}
+			cd := len(xs) - 1
+			l = b.o("div", b.o("sum", l, ir.Tuple{int64(cd)}), int64(xs[cd]))
+			return b.reduceC(l, a[3], x)
+		}},
+	{"aten.multi_margin_loss", "multi_margin_loss(x, y, p, m, w) = reduce(sum(where(i == y, 0, max(m - x[y] + x[i], 0)^p * w[y]), i) / C), x[y] = gather(x, 1, y)",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			x, t := a[0], a[1]
+			frames, classes, err := ir.MultiMarginShape(b.shape(x), b.shape(t))
+			if err != nil {
+				b.failf("%v", err)
+				return nil
+			}
+			p := b.int(a[2])
+			if p != 1 && p != 2 {
+				b.failf("only p == 1 and p == 2 supported")
+				return nil
+			}
+			x2 := b.reshape(x, []int{frames, classes})
+			t2 := b.reshape(t, []int{frames, 1})
+			z := b.clampC(b.o("add", b.o("sub", x2, b.o("gather", x2, int64(1), t2)), a[3]), int64(0), nil)
+			if p == 2 {
+				z = b.o("mul", z, z)
+			}
+			if a[4] != nil {
+				wy := b.o("index_select", a[4], int64(0), b.reshape(t, []int{frames}))
+				z = b.o("mul", z, b.reshape(wy, []int{frames, 1}))
+			}
+			own := b.o("eq", b.reshape(b.indexRange(0, classes), []int{1, classes}), t2)
+			z = b.o("where", own, b.zeroLike(z), z)
+			l := b.o("div", b.o("sum", z, ir.Tuple{int64(1)}), int64(classes))
+			if len(b.shape(t)) == 0 {
+				l = b.reshape(l, []int{})
+			}
+			return b.reduceC(l, a[5], x)
+		}},
 }

@@ -56,6 +56,38 @@ case("triplet_margin_loss", lambda a, p, n, m, pp, e, sw, rd: F.triplet_margin_l
 case("threshold", lambda a, t, v: F.threshold(a, t, v), xi, 0, -7, grad=False)
 case("threshold", lambda a, t, v: F.threshold(a, t, v), xi, 1.5, -2.7, grad=False)
 
+# bilinear, cosine embedding, pdist, native_layer_norm, group_norm,
+# multilabel soft margin, multi margin.
+for dt in (f32, f64):
+    case("bilinear", F.bilinear, r(2, 3, 4, dtype=dt), r(2, 3, 5, dtype=dt), r(6, 4, 5, dtype=dt), r(6, dtype=dt))
+    case("bilinear", F.bilinear, r(4, dtype=dt), r(3, dtype=dt), r(2, 4, 3, dtype=dt), None)
+    case("bilinear", F.bilinear, r(0, 4, dtype=dt), r(0, 3, dtype=dt), r(2, 4, 3, dtype=dt), r(2, dtype=dt))
+    for red in ("mean", "sum", "none"):
+        case("cosine_embedding_loss", lambda a, b, t, m, rd: F.cosine_embedding_loss(a, b, t, m, reduction=rd), r(4, 5, dtype=dt), r(4, 5, dtype=dt), torch.tensor([1, -1, -1, 1], dtype=dt), 0.2, red)
+    case("cosine_embedding_loss", lambda a, b, t, m, rd: F.cosine_embedding_loss(a, b, t, m, reduction=rd), r(5, dtype=dt), r(5, dtype=dt), torch.tensor(-1, dtype=dt), -0.5, "none")
+    for pp in (2.0, 1.0, 0.0, 10.0, float("inf"), 0.5):
+        case("pdist", F.pdist, r(4, 3, dtype=dt), pp, grad=pp != 0.0)
+    case("pdist", F.pdist, r(1, 3, dtype=dt), 2.0)
+    # grad=False: PyTorch differentiates only the output (mean and rstd
+    # carry no gradient), which finite differences of all three would not
+    # match; the output's gradient is layer_norm's, gradchecked there.
+    case("native_layer_norm", torch.native_layer_norm, r(2, 3, 4, dtype=dt), [3, 4], r(3, 4, dtype=dt), r(3, 4, dtype=dt), 1e-5, grad=False)
+    case("native_layer_norm", torch.native_layer_norm, r(3, 4, dtype=dt), [4], None, None, 0.5, grad=False)
+    case("group_norm", lambda a, g, w, b, e: F.group_norm(a, g, w, b, e), r(2, 6, 3, dtype=dt), 3, r(6, dtype=dt), r(6, dtype=dt), 1e-5)
+    case("group_norm", lambda a, g, w, b, e: F.group_norm(a, g, w, b, e), r(2, 4, 2, 3, dtype=dt), 2, None, None, 0.5)
+    for red in ("mean", "sum", "none"):
+        case("multilabel_soft_margin_loss", lambda a, t, w, rd: F.multilabel_soft_margin_loss(a, t, w, reduction=rd), r(3, 5, dtype=dt), (torch.rand(3, 5) > 0.5).to(dt), r(5, dtype=dt), red)
+    case("multilabel_soft_margin_loss", lambda a, t, w, rd: F.multilabel_soft_margin_loss(a, t, w, reduction=rd), r(5, dtype=dt), r(5, dtype=dt, lo=0, hi=1), None, "none")
+    tgt = torch.tensor([2, 0, 4])
+    case("multi_margin_loss", lambda a, t, p, m, w, rd: F.multi_margin_loss(a, t, p, m, w, reduction=rd), r(3, 5, dtype=dt), tgt, 1, 1.0, None, "mean")
+    case("multi_margin_loss", lambda a, t, p, m, w, rd: F.multi_margin_loss(a, t, p, m, w, reduction=rd), r(3, 5, dtype=dt), tgt, 2, 0.7, r(5, dtype=dt, lo=0.1, hi=1), "none")
+    case("multi_margin_loss", lambda a, t, p, m, w, rd: F.multi_margin_loss(a, t, p, m, w, reduction=rd), r(5, dtype=dt), torch.tensor([3]), 1, 1.0, None, "none")
+    case("multi_margin_loss", lambda a, t, p, m, w, rd: F.multi_margin_loss(a, t, p, m, w, reduction=rd), r(5, dtype=dt), torch.tensor(1), 2, 1.0, None, "sum")
+case("multi_margin_loss", lambda a, t, p, m, w, rd: F.multi_margin_loss(a, t, p, m, w, reduction=rd), r(3, 5), torch.tensor([2, 0]), 1, 1.0, None, "mean")
+case("bilinear", F.bilinear, torch.randint(-3, 4, (2, 4)), torch.randint(-3, 4, (2, 3)), torch.randint(-3, 4, (5, 4, 3)), torch.randint(-3, 4, (5,)), grad=False)
+case("cosine_embedding_loss", lambda a, b, t, m, rd: F.cosine_embedding_loss(a, b, t, m, reduction=rd), torch.randint(-3, 4, (4, 5)), torch.randint(-3, 4, (4, 5)), torch.tensor([1, -1, -1, 1]), 0.2, "none", grad=False)
+case("group_norm", lambda a, g, w, b, e: F.group_norm(a, g, w, b, e), r(2, 6, 3), 4, None, None, 1e-5)
+
 out = os.path.join(here, "ext_cases_loss.json")
 with open(out, "w") as f:
     json.dump(cases, f, separators=(",", ":"))
