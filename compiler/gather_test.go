@@ -67,3 +67,30 @@ func TestGatherRowsCompiled(t *testing.T) {
 		t.Error("the table's gradient is not the generated scatter_add")
 	}
 }
+
+// scatter_add with indices longer than the reduction form takes
+// (testdata/scatter_long.json: along the last dim of a 2-D tensor, the
+// middle dim of a 3-D one, and from a transposed src, with repeated
+// indices) is the generated C of render/scatter_extern.go, and its values
+// equal the eager interpreter's.
+func TestScatterAddLongCompiled(t *testing.T) {
+	u := loadUnits(t, "testdata/scatter_long.json")[0]
+	for _, lp := range u.Programs {
+		src := renderLP(t, u, lp)
+		for _, st := range src.Manifest.Steps {
+			if st.Kind == "fallback" {
+				t.Errorf("%s: %s (%s) runs in the eager fallback", lp.Role, st.IRNode, st.Op)
+			}
+		}
+		if n := strings.Count(src.Code, "scatter_add along dim 1"); n != 3 {
+			t.Errorf("%d generated scatter_adds, want 3:\n%s", n, src.Code)
+		}
+		art, err := compiler.Build(src.Program(), compiler.Options{CacheDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := checkNumbers(t, art, u, lp, interp.Inputs{}); err != nil || !ok {
+			t.Errorf("%s: compiled values differ from the eager interpreter: %v", lp.Role, err)
+		}
+	}
+}
