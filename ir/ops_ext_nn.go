@@ -46,15 +46,29 @@ func convTranspose2d(x, w, b *tensor.Tensor, stride, pad, outPad, dil []int, gro
 	if groups <= 0 || w.Shape[0] != x.Shape[1] {
 		return nil, fmt.Errorf("conv_transpose2d: weight %v does not fit input %v", w.Shape, x.Shape)
 	}
-	in := []int{x.Shape[0], w.Shape[1] * groups, 0, 0}
-	for i := 0; i < 2; i++ {
+	// The full (unpadded) transposed convolution, F = (n-1)*s + d*(k-1) + 1
+	// per dim, then cropped by padding on both sides and extended by
+	// output_padding at the end (zeros where nothing reaches: output_padding
+	// may exceed the stride when the dilation is larger).
+	full := []int{x.Shape[0], w.Shape[1] * groups, 0, 0}
+	var crop []int // F.pad order: the last dim first
+	for i := 1; i >= 0; i-- {
 		if outPad[i] >= stride[i] && outPad[i] >= dil[i] {
 			return nil, fmt.Errorf("output padding must be smaller than either stride or dilation, but got output_padding=%v, stride=%v, dilation=%v", outPad, stride, dil)
 		}
-		in[2+i] = (x.Shape[2+i]-1)*stride[i] - 2*pad[i] + dil[i]*(w.Shape[2+i]-1) + outPad[i] + 1
+		f := (x.Shape[2+i]-1)*stride[i] + dil[i]*(w.Shape[2+i]-1) + 1
+		full[2+i] = f
+		out := f - 2*pad[i] + outPad[i]
+		if out <= 0 {
+			return nil, fmt.Errorf("conv_transpose2d: output size %d is too small", out)
+		}
+		crop = append(crop, -pad[i], out-(f-pad[i]))
 	}
-	y, err := tensor.Conv2dBackwardInput(x, w, in, n2(stride), n2(pad), n2(dil), groups)
-	if err != nil || b == nil {
+	y, err := tensor.Conv2dBackwardInput(x, w, full, n2(stride), [2]int{0, 0}, n2(dil), groups)
+	if err != nil {
+		return nil, err
+	}
+	if y, err = tensor.Pad(y, crop, "constant", 0); err != nil || b == nil {
 		return y, err
 	}
 	bv, err := tensor.Reshape(b, []int{b.Numel(), 1, 1})
@@ -90,12 +104,60 @@ func conv1dAs2d(x, w, b *tensor.Tensor, stride, pad, dil []int, groups int, tran
 	return tensor.Squeeze(y, []int{2})
 }
 
-// Convolution is aten.convolution: 1-D, 2-D, 3-D, transposed (1-D/2-D).
+// StringPadding resolves padding="valid" / "same" of a k-D convolution
+// (stride 1) into per-dim amounts, as ATen's _convolution_mode: "same"
+// pads dil*(k-1) in total, the odd one at the end (x is padded by it, so
+// the returned amounts are symmetric).
+func StringPadding(x, w *tensor.Tensor, mode string, stride, dil []int) (*tensor.Tensor, []int, error) {
+	k := w.Dim() - 2
+	pad := make([]int, k)
+	switch mode {
+	case "valid":
+		return x, pad, nil
+	case "same":
+	default:
+		return nil, nil, fmt.Errorf("Invalid padding string: '%s'", mode)
+	}
+	for _, s := range stride {
+		if s != 1 {
+			return nil, nil, fmt.Errorf("padding='same' is not supported for strided convolutions")
+		}
+	}
+	var extra []int // F.pad order: the last dim first
+	odd := false
+	for i := k - 1; i >= 0; i-- {
+		total := dil[i] * (w.Shape[2+i] - 1)
+		pad[i] = total / 2
+		extra = append(extra, 0, total-2*pad[i])
+		odd = odd || total%2 != 0
+	}
+	if odd {
+		var err error
+		if x, err = tensor.Pad(x, extra, "constant", 0); err != nil {
+			return nil, nil, err
+		}
+	}
+	return x, pad, nil
+}
+
+// Convolution is aten.convolution: 1-D, 2-D, 3-D, transposed (1-D/2-D);
+// an unbatched input (no batch dim) runs as a batch of one.
 func Convolution(x, w, b *tensor.Tensor, stride, pad, dil []int, transposed bool, outPad []int, groups int) (*tensor.Tensor, error) {
 	if x == nil || w == nil {
 		return nil, fmt.Errorf("convolution: input and weight are required")
 	}
 	k := w.Dim() - 2
+	if k >= 1 && x.Dim() == k+1 {
+		xb, err := tensor.Unsqueeze(x, 0)
+		if err != nil {
+			return nil, err
+		}
+		y, err := Convolution(xb, w, b, stride, pad, dil, transposed, outPad, groups)
+		if err != nil {
+			return nil, err
+		}
+		return tensor.Squeeze(y, []int{0})
+	}
 	for _, v := range [][]int{stride, pad, dil, outPad} {
 		if len(v) != k {
 			return nil, fmt.Errorf("convolution: expected %d spatial values, got %v", k, v)
@@ -241,13 +303,21 @@ func init() {
 				s, p, op, d = v[0], v[1], v[2], v[3]
 				g = r.i(6)
 			} else {
-				if str, ok := a.V[4].(string); ok {
-					return nil, a.errf(4, "padding=%q is not supported by gcdbg for %s (give the sizes)", str, name)
+				mode, str := a.V[4].(string)
+				pi := 4
+				if str {
+					pi = 3 // padding comes from the mode below
 				}
-				v := convArgs(r, a, k, 3, 4, 5)
+				v := convArgs(r, a, k, 3, pi, 5)
 				s, p, d = v[0], v[1], v[2]
 				op = make([]int, k)
 				g = r.i(6)
+				if str && r.err == nil {
+					var err error
+					if x, p, err = StringPadding(x, w, mode, s, d); err != nil {
+						return nil, a.errf(4, "%v", err)
+					}
+				}
 			}
 			if r.err != nil {
 				return nil, r.err
@@ -436,7 +506,27 @@ func init() {
 		if p != 0 {
 			return nil, a.errf(4, "dropout_p=%g draws random numbers; gcdbg runs attention without dropout only", p)
 		}
-		return r.done(SDPA(q, k, v, m, causal, sc))
+		out, _, err := SDPA(q, k, v, m, causal, sc)
+		return r.done(out, err)
+	})
+	// PyTorch 1.13's private form (torch._C._nn._scaled_dot_product_attention,
+	// its OpInfo): the output and the attention weights, the weights whatever
+	// need_attn_weights says.
+	Register("_scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, need_attn_weights=False, is_causal=False)", KindOther, func(a Args) (Value, error) {
+		r := &ar{a: a}
+		q, k, v, m := r.t(0), r.t(1), r.t(2), r.ot(3)
+		p, causal := r.f(4), r.b(6)
+		if r.err != nil {
+			return nil, r.err
+		}
+		if p != 0 {
+			return nil, a.errf(4, "dropout_p=%g draws random numbers; gcdbg runs attention without dropout only", p)
+		}
+		out, w, err := SDPA(q, k, v, m, causal, nil)
+		if err != nil {
+			return nil, err
+		}
+		return Tuple{out, w}, nil
 	})
 }
 
@@ -556,10 +646,11 @@ func CosineSimilarity(x1, x2 *tensor.Tensor, dim int, eps float64) (*tensor.Tens
 }
 
 // SDPA is scaled_dot_product_attention without dropout:
-// softmax(q @ kᵀ * scale + mask) @ v, mask boolean (True keeps) or additive.
-func SDPA(q, k, v, mask *tensor.Tensor, causal bool, scale *float64) (*tensor.Tensor, error) {
+// softmax(q @ kᵀ * scale + mask) @ v, mask boolean (True keeps) or additive;
+// it returns the softmax weights too.
+func SDPA(q, k, v, mask *tensor.Tensor, causal bool, scale *float64) (*tensor.Tensor, *tensor.Tensor, error) {
 	if q.Dim() < 2 || k.Dim() < 2 || v.Dim() < 2 {
-		return nil, fmt.Errorf("scaled_dot_product_attention: expected at least 2-D query, key and value")
+		return nil, nil, fmt.Errorf("scaled_dot_product_attention: expected at least 2-D query, key and value")
 	}
 	e := q.Shape[q.Dim()-1]
 	s := 1 / math.Sqrt(float64(e))
@@ -568,20 +659,20 @@ func SDPA(q, k, v, mask *tensor.Tensor, causal bool, scale *float64) (*tensor.Te
 	}
 	kt, err := tensor.Transpose(k, -2, -1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	att, err := tensor.Matmul(q, kt)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	att, err = tensor.MapFloat("sdpa", func(x []float64) float64 { return x[0] * s }, att)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	L, S := q.Shape[q.Dim()-2], k.Shape[k.Dim()-2]
 	if causal {
 		if mask != nil {
-			return nil, fmt.Errorf("scaled_dot_product_attention: explicit attn_mask should not be set when is_causal=True")
+			return nil, nil, fmt.Errorf("scaled_dot_product_attention: explicit attn_mask should not be set when is_causal=True")
 		}
 		keep := make([]int64, L*S)
 		for i := 0; i < L; i++ {
@@ -603,14 +694,15 @@ func SDPA(q, k, v, mask *tensor.Tensor, causal bool, scale *float64) (*tensor.Te
 			att, err = tensor.MapFloat("sdpa", func(x []float64) float64 { return x[0] + x[1] }, att, mask)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	p, err := tensor.Softmax(att, -1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return tensor.Matmul(p, v)
+	out, err := tensor.Matmul(p, v)
+	return out, p, err
 }
 
 // inferScatterOp is scatter's and scatter_reduce's inference: a fresh

@@ -39,15 +39,21 @@ var extNNDecompositions = []decomposition{
 		decompInterpolate},
 	{"aten.conv1d", "conv1d(x, w) = squeeze(conv2d(unsqueeze(x, 2), unsqueeze(w, 2), stride (1, s), padding (0, p), dilation (1, d)), 2)",
 		func(b *builder, a []ir.Arg) ir.Arg {
-			if _, ok := a[4].(string); ok {
-				b.failf("conv1d: string padding is not supported by gcdbg (give the sizes)")
-				return nil
-			}
-			return b.conv1d(a[0], a[1], a[2], b.ints(a[3])[0], b.ints(a[4])[0], b.ints(a[5])[0], a[6], false, 0)
+			return b.batched(a[0], 1, func(x ir.Arg) ir.Arg {
+				if mode, ok := a[4].(string); ok { // padding="same"/"valid": conv2d's, made explicit
+					args := []ir.Arg{b.o("unsqueeze", x, int64(2)), b.o("unsqueeze", a[1], int64(2)), a[2],
+						sizesArg([]int{1, b.ints(a[3])[0]}), mode, sizesArg([]int{1, b.ints(a[5])[0]}), a[6]}
+					b.explicitConvPadding(args)
+					return b.o("squeeze", b.o("conv2d", args...), ir.Tuple{int64(2)})
+				}
+				return b.conv1d(x, a[1], a[2], b.ints(a[3])[0], b.ints(a[4])[0], b.ints(a[5])[0], a[6], false, 0)
+			})
 		}},
 	{"aten.conv_transpose1d", "conv_transpose1d(x, w) = conv_transpose2d over a height-1 view",
 		func(b *builder, a []ir.Arg) ir.Arg {
-			return b.conv1d(a[0], a[1], a[2], b.ints(a[3])[0], b.ints(a[4])[0], b.ints(a[7])[0], a[6], true, b.ints(a[5])[0])
+			return b.batched(a[0], 1, func(x ir.Arg) ir.Arg {
+				return b.conv1d(x, a[1], a[2], b.ints(a[3])[0], b.ints(a[4])[0], b.ints(a[7])[0], a[6], true, b.ints(a[5])[0])
+			})
 		}},
 	{"aten.conv_transpose2d", "conv_transpose2d(x, w) = conv2d(pad(dilate(x, stride), d*(k-1)-p, + output_padding), flip(w) regrouped to [out, in/g, kh, kw], dilation d, groups g); dilate inserts stride-1 zeros by index_select + where",
 		func(b *builder, a []ir.Arg) ir.Arg {
@@ -58,7 +64,9 @@ var extNNDecompositions = []decomposition{
 				}
 				return s
 			}
-			return b.convTranspose2d(a[0], a[1], a[2], two(a[3]), two(a[4]), two(a[5]), b.int(a[6]), two(a[7]))
+			return b.batched(a[0], 2, func(x ir.Arg) ir.Arg {
+				return b.convTranspose2d(x, a[1], a[2], two(a[3]), two(a[4]), two(a[5]), b.int(a[6]), two(a[7]))
+			})
 		}},
 	{"aten.conv3d", "conv3d(x, w) = sum over kd of conv2d(depth slice kd*dil::stride of the depth-padded x, folded into the batch; w[:, :, kd]), then unfolded",
 		func(b *builder, a []ir.Arg) ir.Arg {
@@ -73,27 +81,12 @@ var extNNDecompositions = []decomposition{
 				b.failf("conv3d: string padding is not supported by gcdbg (give the sizes)")
 				return nil
 			}
-			return b.conv3d(a[0], a[1], a[2], three(a[3]), three(a[4]), three(a[5]), b.int(a[6]))
+			return b.batched(a[0], 3, func(x ir.Arg) ir.Arg {
+				return b.conv3d(x, a[1], a[2], three(a[3]), three(a[4]), three(a[5]), b.int(a[6]))
+			})
 		}},
 	{"aten.convolution", "convolution(x, w, ..., transposed) = conv1d / conv2d / conv3d / conv_transpose1d / conv_transpose2d by the weight's rank",
-		func(b *builder, a []ir.Arg) ir.Arg {
-			k := len(b.shape(a[1])) - 2
-			s, p, d, op := b.ints(a[3]), b.ints(a[4]), b.ints(a[5]), b.ints(a[7])
-			tr := b.bool(a[6])
-			g := a[8]
-			switch {
-			case k == 1:
-				return b.conv1d(a[0], a[1], a[2], s[0], p[0], d[0], g, tr, op[0])
-			case k == 2 && tr:
-				return b.convTranspose2d(a[0], a[1], a[2], s, p, op, b.int(g), d)
-			case k == 2:
-				return b.o("conv2d", a[0], a[1], a[2], sizesArg(s), sizesArg(p), sizesArg(d), g)
-			case k == 3 && !tr:
-				return b.conv3d(a[0], a[1], a[2], s, p, d, b.int(g))
-			}
-			b.failf("convolution: %d-D (transposed=%v) convolution is not supported by gcdbg", k, tr)
-			return nil
-		}},
+		decompConvolution},
 	{"aten.pixel_shuffle", "pixel_shuffle(x, r) = reshape(permute(view(x, [.., C, r, r, H, W]), [.., C, H, r, W, r]), [.., C, H*r, W*r])",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.pixelShuffle(a[0], b.int(a[1]), false) }},
 	{"aten.pixel_unshuffle", "pixel_unshuffle(x, r) = reshape(permute(view(x, [.., C, H/r, r, W/r, r]), [.., C, r, r, H/r, W/r]), [.., C*r*r, H/r, W/r])",
@@ -196,42 +189,20 @@ var extNNDecompositions = []decomposition{
 		}},
 	{"aten.scaled_dot_product_attention", "sdpa(q, k, v, mask) = softmax(q @ k^T * scale + mask, -1) @ v, a boolean mask (or is_causal) adds -inf where False; no dropout",
 		func(b *builder, a []ir.Arg) ir.Arg {
-			if b.float(a[4]) != 0 {
-				b.failf("scaled_dot_product_attention with dropout_p > 0 draws random numbers; gcdbg runs it without dropout only")
-				return nil
-			}
-			q, k, v := a[0], a[1], a[2]
-			qs, ks := b.shape(q), b.shape(k)
-			if len(qs) < 2 || len(ks) < 2 {
-				b.failf("scaled_dot_product_attention: expected at least 2-D query, key and value")
-				return nil
-			}
-			scale := 1 / math.Sqrt(float64(qs[len(qs)-1]))
+			var scale ir.Arg
 			if a[6] != nil {
-				scale = b.float(a[6])
+				scale = a[6]
 			}
-			kt := b.transposeLast(k)
-			att := b.matmul(q, kt)
-			att = b.o("mul", att, scale)
-			mask := a[3]
-			L, S := qs[len(qs)-2], ks[len(ks)-2]
-			if b.bool(a[5]) {
-				if mask != nil {
-					b.failf("scaled_dot_product_attention: explicit attn_mask should not be set when is_causal=True")
-					return nil
-				}
-				i := b.indexRange(0, L)
-				j := b.indexRange(0, S)
-				mask = b.o("ge", b.o("unsqueeze", i, int64(1)), j)
+			out, _ := b.sdpa(a[0], a[1], a[2], a[3], a[4], a[5], scale)
+			return out
+		}},
+	{"aten._scaled_dot_product_attention", "_scaled_dot_product_attention(q, k, v, mask, p, need_attn_weights, is_causal) (PyTorch 1.13) = (sdpa(q, k, v, mask), its softmax weights), both always",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			out, w := b.sdpa(a[0], a[1], a[2], a[3], a[4], a[6], nil)
+			if out == nil {
+				return nil
 			}
-			if mask != nil {
-				if b.dtype(mask) == tensor.Bool {
-					att = b.o("where", mask, att, b.o("full", ir.Tuple{}, math.Inf(-1), b.dtype(att)))
-				} else {
-					att = b.o("add", att, mask)
-				}
-			}
-			return b.matmul(b.softmax([]ir.Arg{att, int64(-1), nil}, false), v)
+			return ir.Tuple{out, w}
 		}},
 }
 
@@ -256,6 +227,19 @@ func (b *builder) transposeLast(x ir.Arg) ir.Arg {
 
 // matmul decomposes a matmul through the table's own row.
 func (b *builder) matmul(x, y ir.Arg) ir.Arg { return decompMatmul(b, []ir.Arg{x, y}) }
+
+// batched runs f on x with a batch dim of one when x is unbatched (rank
+// k+1 for a k-D convolution, which PyTorch accepts), squeezing it off after.
+func (b *builder) batched(x ir.Arg, k int, f func(x ir.Arg) ir.Arg) ir.Arg {
+	if len(b.shape(x)) != k+1 {
+		return f(x)
+	}
+	y := f(b.o("unsqueeze", x, int64(0)))
+	if y == nil {
+		return nil
+	}
+	return b.o("squeeze", y, ir.Tuple{int64(0)})
+}
 
 func (b *builder) conv1d(x, w, bias ir.Arg, s, p, d int, g ir.Arg, transposed bool, op int) ir.Arg {
 	if len(b.shape(x)) != 3 || len(b.shape(w)) != 3 {
@@ -570,4 +554,68 @@ func decompInterpolate(b *builder, a []ir.Arg) ir.Arg {
 		return b.o("clone", x)
 	}
 	return x
+}
+
+func decompConvolution(b *builder, a []ir.Arg) ir.Arg {
+	k := len(b.shape(a[1])) - 2
+	if len(b.shape(a[0])) == k+1 {
+		return b.batched(a[0], k, func(x ir.Arg) ir.Arg {
+			return decompConvolution(b, append([]ir.Arg{x}, a[1:]...))
+		})
+	}
+	s, p, d, op := b.ints(a[3]), b.ints(a[4]), b.ints(a[5]), b.ints(a[7])
+	tr := b.bool(a[6])
+	g := a[8]
+	switch {
+	case k == 1:
+		return b.conv1d(a[0], a[1], a[2], s[0], p[0], d[0], g, tr, op[0])
+	case k == 2 && tr:
+		return b.convTranspose2d(a[0], a[1], a[2], s, p, op, b.int(g), d)
+	case k == 2:
+		return b.o("conv2d", a[0], a[1], a[2], sizesArg(s), sizesArg(p), sizesArg(d), g)
+	case k == 3 && !tr:
+		return b.conv3d(a[0], a[1], a[2], s, p, d, b.int(g))
+	}
+	b.failf("convolution: %d-D (transposed=%v) convolution is not supported by gcdbg", k, tr)
+	return nil
+}
+
+// sdpa is scaled dot-product attention without dropout: the output and the
+// softmax weights (scale nil: 1/sqrt(E)).
+func (b *builder) sdpa(q, k, v, mask, p, causal, scale ir.Arg) (ir.Arg, ir.Arg) {
+	if b.float(p) != 0 {
+		b.failf("scaled_dot_product_attention with dropout_p > 0 draws random numbers; gcdbg runs it without dropout only")
+		return nil, nil
+	}
+	qs, ks := b.shape(q), b.shape(k)
+	if len(qs) < 2 || len(ks) < 2 {
+		b.failf("scaled_dot_product_attention: expected at least 2-D query, key and value")
+		return nil, nil
+	}
+	sc := 1 / math.Sqrt(float64(qs[len(qs)-1]))
+	if scale != nil {
+		sc = b.float(scale)
+	}
+	kt := b.transposeLast(k)
+	att := b.matmul(q, kt)
+	att = b.o("mul", att, sc)
+	L, S := qs[len(qs)-2], ks[len(ks)-2]
+	if b.bool(causal) {
+		if mask != nil {
+			b.failf("scaled_dot_product_attention: explicit attn_mask should not be set when is_causal=True")
+			return nil, nil
+		}
+		i := b.indexRange(0, L)
+		j := b.indexRange(0, S)
+		mask = b.o("ge", b.o("unsqueeze", i, int64(1)), j)
+	}
+	if mask != nil {
+		if b.dtype(mask) == tensor.Bool {
+			att = b.o("where", mask, att, b.o("full", ir.Tuple{}, math.Inf(-1), b.dtype(att)))
+		} else {
+			att = b.o("add", att, mask)
+		}
+	}
+	w := b.softmax([]ir.Arg{att, int64(-1), nil}, false)
+	return b.matmul(w, v), w
 }

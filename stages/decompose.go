@@ -179,6 +179,12 @@ func (d *decomposer) call(n *ir.Node) error {
 	// getitem on a tensor is indexing (decomposed); on a sort/topk result it is core.
 	tensorGetitem := def.Name == "aten.getitem" && !isTupleMeta(vals[0])
 	if ir.IsCore(def.Name) && !tensorGetitem {
+		if def.Name == "aten.conv2d" {
+			b.made = map[*ir.Node]bool{}
+			if b.explicitConvPadding(bound); b.err != nil { // decomp_convpad.go: padding="same"
+				return fmt.Errorf("decomposing %s: %w", def.Name, b.err)
+			}
+		}
 		c, err := d.emit(n, n.Name, def, bound)
 		if err != nil {
 			return err

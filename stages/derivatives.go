@@ -520,7 +520,7 @@ func convGrad(c *dctx) {
 					d = c.num(dil)
 				}
 				total := d * (ws[2+i] - 1)
-				if total%2 != 0 {
+				if total%2 != 0 { // the decomposed stage pads explicitly (decomp_convpad.go)
 					c.fail("padding='same' with an even kernel pads asymmetrically; its backward is not supported")
 				}
 				p = append(p, int64(total/2))

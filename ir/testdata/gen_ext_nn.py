@@ -223,3 +223,45 @@ for dt in (f32, f64):
         case("interpolate", interp, x, size, sf, "trilinear", ac, None, False)
 case("interpolate", interp, r(2, 3, 5), [3], None, "area", True, None, False)  # PyTorch refuses align_corners
 case("interpolate", interp, r(2, 3, 5), [3], None, "bicubic", False, None, False)  # bicubic needs 4-D
+
+# Convolutions of unbatched inputs; conv1d with padding="same" / "valid"
+# (an even kernel pads the extra zero at the end).
+for dt in (f32, f64):
+    c1 = lambda a, w, b, s, p, d, g: F.conv1d(a, w, b, s, p, d, g)
+    case("conv1d", c1, r(4, 9, dtype=dt), r(6, 2, 3, dtype=dt), r(6, dtype=dt), 1, 1, 2, 2)
+    case("conv1d", c1, r(2, 4, 9, dtype=dt), r(6, 4, 4, dtype=dt), r(6, dtype=dt), 1, "same", 1, 1)
+    case("conv1d", c1, r(4, 9, dtype=dt), r(6, 2, 4, dtype=dt), None, 1, "same", 3, 2)
+    case("conv1d", c1, r(2, 4, 9, dtype=dt), r(6, 4, 3, dtype=dt), None, 1, "valid", 1, 1)
+    case("conv2d", lambda a, w, b, s, p, d, g: F.conv2d(a, w, b, s, p, d, g), r(2, 2, 5, 6, dtype=dt), r(3, 2, 2, 3, dtype=dt), r(3, dtype=dt), 1, "same", 1, 1)
+    case("conv_transpose1d", lambda a, w, b, s, p, op, g, d: F.conv_transpose1d(a, w, b, s, p, op, g, d),
+         r(3, 6, dtype=dt), r(3, 2, 4, dtype=dt), r(2, dtype=dt), 3, 1, 2, 1, 1)
+    case("conv_transpose2d", lambda a, w, b, s, p, op, g, d: F.conv_transpose2d(a, w, b, s, p, op, g, d),
+         r(4, 5, 4, dtype=dt), r(4, 3, 3, 2, dtype=dt), r(6, dtype=dt), [2, 1], [1, 0], [1, 0], 2, [1, 2])
+    case("conv3d", lambda a, w, b, s, p, d, g: F.conv3d(a, w, b, s, p, d, g), r(2, 5, 6, 5, dtype=dt), r(4, 2, 3, 2, 3, dtype=dt), r(4, dtype=dt), [2, 1, 1], [1, 0, 1], [1, 2, 1], 1)
+
+# masked_scatter: the mask broadcasts with self (either way), source read in
+# order (longer than needed), ints and bools, too short a source.
+ms = lambda x, m, s: x.masked_scatter(m, s)
+for dt in (f32, f64):
+    case("masked_scatter", ms, r(3, 4, dtype=dt), torch.rand(3, 4) > 0.5, r(15, dtype=dt))
+    case("masked_scatter", ms, r(3, 4, dtype=dt), torch.rand(4) > 0.4, r(3, 5, dtype=dt))
+    case("masked_scatter", ms, r(4, dtype=dt), torch.rand(2, 4) > 0.4, r(9, dtype=dt))
+    case("masked_scatter", ms, r(2, 3, dtype=dt), torch.zeros(2, 3, dtype=torch.bool), r(0, dtype=dt))
+case("masked_scatter", ms, torch.randint(-9, 9, (3, 4)), torch.rand(3, 4) > 0.5, torch.randint(-9, 9, (12,)))
+case("masked_scatter", ms, torch.rand(3, 4) > 0.5, torch.rand(3, 4) > 0.5, torch.rand(12) > 0.5)
+case("masked_scatter", ms, r(3, 4), torch.ones(3, 4, dtype=torch.bool), r(5))  # source too short
+
+# PyTorch 1.13's private attention op: (output, weights), weights always.
+sdpa13 = lambda q, k, v, m, p, need, causal: torch._C._nn._scaled_dot_product_attention(q, k, v, m, p, need, causal)
+for dt in (f32, f64):
+    q, k, v = r(2, 4, 6, dtype=dt), r(2, 3, 6, dtype=dt), r(2, 3, 5, dtype=dt)
+    case("_scaled_dot_product_attention", sdpa13, q, k, v, None, 0.0, True, True)
+    case("_scaled_dot_product_attention", sdpa13, q, k, v, None, 0.0, False, False)
+    case("_scaled_dot_product_attention", sdpa13, r(2, 2, 4, 6, dtype=dt), r(2, 2, 3, 6, dtype=dt), r(2, 2, 3, 6, dtype=dt), r(4, 3, dtype=dt), 0.0, True, False)
+
+# conv_transpose2d whose output_padding exceeds the stride (allowed by a larger dilation).
+for dt in (f32, f64):
+    case("conv_transpose2d", lambda a, w, b, s, p, op, g, d: F.conv_transpose2d(a, w, b, s, p, op, g, d),
+         r(2, 2, 4, 4, dtype=dt), r(2, 2, 4, 5, dtype=dt), r(4, dtype=dt), [3, 2], [1, 2], [2, 3], 2, [4, 4])
+    case("conv_transpose2d", lambda a, w, b, s, p, op, g, d: F.conv_transpose2d(a, w, b, s, p, op, g, d),
+         r(1, 2, 3, 3, dtype=dt), r(2, 1, 2, 2, dtype=dt), None, 1, 0, 1, 1, 2)
