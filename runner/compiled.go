@@ -142,14 +142,7 @@ func runCompiled(tr *trace.Trace, u *stages.Unit, opt Options) (*compiledRun, er
 }
 
 func (cr *compiledRun) add(role string, m *compiler.Manifest, res *compiler.ExecResult) {
-	if cr.seconds == nil {
-		cr.seconds = make([]float64, len(res.Seconds))
-	}
-	for r := range cr.seconds {
-		if r < len(res.Seconds) {
-			cr.seconds[r] += res.Seconds[r]
-		}
-	}
+	cr.seconds = addRuns(cr.seconds, res.Seconds)
 	cr.fallbackSecs = addRuns(cr.fallbackSecs, res.FallbackSeconds)
 	cr.outside = addRuns(cr.outside, res.OutsideSeconds)
 	med := res.MedianKernelSeconds()
