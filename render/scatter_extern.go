@@ -1,6 +1,7 @@
 package render
 
 import (
+	"math"
 	"strings"
 
 	"gcdbg/ir"
@@ -104,7 +105,14 @@ func (g *kernelGen) scatterAddExtern(n *loopir.Node, args []ir.Arg, out *storage
 	if contiguous {
 		selfAt = append(selfAt, "f")
 	}
-	g.line("Y[f] = S[%s];", strings.Join(selfAt, " + "))
+	if zeroFull(args[0]) {
+		// self is full(size, 0.0) (an embedding's gradient): write the
+		// zeros instead of reading them (64 MB less read for a 32,000 x
+		// 512 table).
+		g.line("Y[f] = (%s)0; (void)S;", t)
+	} else {
+		g.line("Y[f] = S[%s];", strings.Join(selfAt, " + "))
+	}
 	g.ind--
 	g.line("}")
 	g.line("const int64_t NB = (NI + 63) / 64;")
@@ -121,4 +129,22 @@ func (g *kernelGen) scatterAddExtern(n *loopir.Node, args []ir.Arg, out *storage
 	g.line("      }")
 	g.ind--
 	g.line("}")
+}
+
+// zeroFull reports whether a is a full(size, +0.0) node (a -0.0 fill is
+// kept: its sign must survive an add of nothing).
+func zeroFull(a ir.Arg) bool {
+	n, ok := a.(*ir.Node)
+	if !ok || (n.Target != "aten.full" && n.Target != "full") || len(n.Args) < 2 {
+		return false
+	}
+	switch v := n.Args[1].(type) {
+	case float64:
+		return v == 0 && !math.Signbit(v)
+	case int64:
+		return v == 0
+	case bool:
+		return !v
+	}
+	return false
 }
