@@ -9,8 +9,9 @@ import (
 
 // Aten-level graphs (AOTAutograd's, as PyTorch 2's torch.compile hands
 // them to Inductor) call the fused normalizations that return their
-// statistics beside the output: native_layer_norm → (out, mean, rstd),
-// _native_batch_norm_legit_no_training → (out, save_mean, save_invstd).
+// statistics beside the output: _native_batch_norm_legit_no_training →
+// (out, save_mean, save_invstd). (native_layer_norm → (out, mean, rstd)
+// is a canonical op of its own, ir/ops_loss.go, statistics included.)
 // An inference graph reads item 0 only. normalize turns such a node into
 // the canonical layer_norm / batch_norm (eval) and each getitem(node, 0)
 // into that value; a graph reading a statistic (a training graph's
@@ -22,7 +23,6 @@ type nativeTupleOp struct {
 }
 
 var nativeTupleOps = map[string]nativeTupleOp{
-	"native_layer_norm": {op: "layer_norm", schema: "native_layer_norm(input, normalized_shape, weight, bias, eps)"},
 	"_native_batch_norm_legit_no_training": {op: "batch_norm",
 		schema: "_native_batch_norm_legit_no_training(input, weight, bias, running_mean, running_var, momentum, eps)"},
 }

@@ -1,11 +1,14 @@
 package stages_test
 
 import (
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"gcdbg/graphtext"
 	"gcdbg/interp"
+	"gcdbg/ir"
 	"gcdbg/stages"
 	"gcdbg/tensor"
 )
@@ -17,45 +20,50 @@ const nativeLayerNorm = `def forward(self, x: "f32[2, 4]", w: "f32[4]", b: "f32[
     return (getitem, ref%s)
 `
 
-// An aten-level inference graph's native_layer_norm becomes layer_norm,
-// its getitem 0 that value; reading its statistics (item 1, the mean) is
-// refused with the node named.
+// An aten-level graph's native_layer_norm is the canonical op of that name:
+// item 0 is layer_norm's value, items 1 and 2 the mean and rstd (kept
+// dims), through the decomposed graph too.
 func TestNormalizeNativeLayerNorm(t *testing.T) {
-	tr, err := graphtext.Parse([]byte(strings.Replace(nativeLayerNorm, "%s", "", 1)), "", "ln.py")
+	src := strings.Replace(nativeLayerNorm, "%s", ", native_layer_norm[1], native_layer_norm[2]", 1)
+	tr, err := graphtext.Parse([]byte(src), "", "ln.py")
 	if err != nil {
 		t.Fatal(err)
 	}
-	units, err := stages.Run(tr, "normalized")
+	units, err := stages.Run(tr, "decomposed")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := units[0].Normalized
-	for _, n := range g.Nodes {
-		if strings.Contains(n.Target, "getitem") || strings.Contains(n.Target, "native") {
-			t.Errorf("node %s: %s left in the normalized graph", n.Name, n.Target)
-		}
+	if u := units[0]; u.Failure != nil {
+		t.Fatalf("stopped: %v", u.Failure)
 	}
-	if n := g.Node("native_layer_norm"); n == nil || n.Target != "aten.layer_norm" {
+	if n := units[0].Normalized.Node("native_layer_norm"); n == nil || n.Target != "aten.native_layer_norm" {
 		t.Fatalf("native_layer_norm became %+v", n)
 	}
-	outs, err := interp.Run(g, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b := outs[0].(*tensor.Tensor), outs[1].(*tensor.Tensor)
-	for i := 0; i < a.Numel(); i++ {
-		if a.Flat(i) != b.Flat(i) {
-			t.Fatalf("native_layer_norm's output %v differs from layer_norm's %v", a, b)
+	for _, g := range []*ir.Graph{units[0].Normalized, units[0].Decomposed} {
+		outs, err := interp.Run(g, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-
-	bad := strings.Replace(nativeLayerNorm, "%s", ", native_layer_norm[1]", 1)
-	tr, err = graphtext.Parse([]byte(bad), "", "ln.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = stages.Run(tr, "normalized")
-	if err == nil || !strings.Contains(err.Error(), "item 1 of native_layer_norm") || !strings.Contains(err.Error(), `node "getitem_1"`) {
-		t.Errorf("reading the mean: err %v, want one naming getitem_1 and item 1", err)
+		a, b := outs[0].(*tensor.Tensor), outs[1].(*tensor.Tensor)
+		if c := interp.Compare(a, b, interp.Tolerance{Rtol: 1e-6, Atol: 1e-6}); !c.Match {
+			t.Errorf("native_layer_norm's output differs from layer_norm's: %+v", c)
+		}
+		x := g.Tensors["x"].T
+		mean, rstd := outs[2].(*tensor.Tensor), outs[3].(*tensor.Tensor)
+		if !slices.Equal(mean.Shape, []int{2, 1}) || !slices.Equal(rstd.Shape, []int{2, 1}) {
+			t.Fatalf("mean %v, rstd %v: want [2, 1] each", mean.Shape, rstd.Shape)
+		}
+		for r := 0; r < 2; r++ {
+			m, v := 0.0, 0.0
+			for c := 0; c < 4; c++ {
+				m += x.At(r, c) / 4
+			}
+			for c := 0; c < 4; c++ {
+				v += (x.At(r, c) - m) * (x.At(r, c) - m) / 4
+			}
+			if math.Abs(mean.At(r, 0)-m) > 1e-6 || math.Abs(rstd.At(r, 0)-1/math.Sqrt(v+1e-5)) > 1e-4*rstd.At(r, 0) {
+				t.Errorf("row %d: mean %v rstd %v, want %v and %v", r, mean.At(r, 0), rstd.At(r, 0), m, 1/math.Sqrt(v+1e-5))
+			}
+		}
 	}
 }
