@@ -301,6 +301,10 @@ func syntheticCases() map[string][]inferCase {
 	add("index_put", tm(i64, []int{3, 4}, 1, 3), ir.Tuple{ir.Slice{}, tm(i64, []int{2})}, tm(i64, []int{3, 1}), true)
 	add("masked_scatter", tm(f32, []int{3, 4}), tm(bl, []int{4}), tm(f32, []int{12}))
 	add("masked_scatter", tm(i64, []int{4}), tm(bl, []int{2, 4}), tm(i64, []int{3, 3}))
+	add("scatter_", tm(f32, []int{3, 4}, 1, 3), int64(0), tm(i64, []int{2, 4}), tm(f32, []int{2, 5}), nil, nil)
+	add("scatter_reduce_", tm(f32, []int{3, 4}), int64(1), tm(i64, []int{3, 2}), tm(f32, []int{3, 4}), "mean", true)
+	add("index_put_", tm(f32, []int{3, 4}), ir.Tuple{tm(i64, []int{2})}, tm(f32, []int{4}), true)
+	add("masked_scatter_", tm(f32, []int{3, 4}), tm(bl, []int{4}), tm(f32, []int{12}))
 	for _, in := range []*ir.TensorMeta{x, xt, xe, xs, xi, tm(bl, []int{3})} {
 		for _, op := range []string{"neg", "exp", "relu", "sigmoid", "abs", "logical_not", "bitwise_not", "isnan", "sign", "floor", "silu", "square"} {
 			add(op, in)

@@ -418,25 +418,7 @@ func NormOrd(v Value) (float64, error) {
 var extInplace = []string{"hardswish", "hardsigmoid", "mish", "elu", "selu", "celu", "leaky_relu"}
 
 func init() {
-	for _, name := range extInplace {
-		base := Lookup("aten." + name)
-		sc := base.Schema
-		sc.Name = name + "_"
-		d := &OpDef{Name: "aten." + name + "_", Schema: sc, Kind: base.Kind, Inplace: true}
-		d.Eval = func(a Args) (Value, error) {
-			self, ok := a.V[0].(*tensor.Tensor)
-			if !ok {
-				return nil, a.errf(0, "in-place op needs a tensor, got %s", typeName(a.V[0]))
-			}
-			r, err := base.Eval(Args{Op: base, V: a.V})
-			if err != nil {
-				return nil, err
-			}
-			return self, self.CopyFrom(r.(*tensor.Tensor))
-		}
-		d.Infer = inferInplace
-		registry[d.Name] = d
-	}
+	registerInplace(extInplace...) // inplace.go
 }
 
 func init() {

@@ -70,11 +70,10 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		acc, err := a.Bool(3)
-		if err != nil {
-			return nil, err
-		}
-		if acc {
+		if len(a.V) > 3 && a.V[3] != nil && a.V[3] != false { // accumulate=True
+			if _, err := a.Bool(3); err != nil {
+				return nil, err
+			}
 			return tensor.IndexPutAccumulate(x, items, v)
 		}
 		return tensor.IndexPutCopy(x, items, v)
@@ -103,7 +102,7 @@ func inferIndexPut(a Args) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v, ok := a.V[2].(*TensorMeta); ok && a.V[3] == true && v.DType != x.DType {
+	if v, ok := a.V[2].(*TensorMeta); ok && len(a.V) > 3 && a.V[3] == true && v.DType != x.DType {
 		return nil, fmt.Errorf("Index put requires the source and destination dtypes match, got %s for the destination and %s for the source.", x.DType, v.DType)
 	}
 	return contig(x.DType, x.Shape.Sizes()), nil

@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"strings"
 
 	"gcdbg/tensor"
 )
@@ -43,5 +44,29 @@ func init() {
 			return nil, err
 		}
 		return contig(x.DType, shape), nil
+	}
+}
+
+// The scatters' in-place forms (Tensor.scatter_, scatter_reduce_,
+// index_put_, masked_scatter_), registered here, after the ops themselves
+// (ops_ext_nn.go, ops_functional.go; files initialise in name order).
+func init() {
+	registerInplace("scatter", "scatter_reduce", "index_put", "masked_scatter")
+	for _, n := range []string{"scatter_", "scatter_reduce_", "index_put_", "masked_scatter_"} {
+		Lookup("aten." + n).Infer = func(a Args) (Value, error) { // self, after the op's own checks
+			self, err := a.meta(0)
+			if err != nil {
+				return nil, err
+			}
+			base := Lookup(strings.TrimSuffix(a.Op.Name, "_"))
+			r, err := base.Infer(Args{Op: base, V: a.V})
+			if err != nil {
+				return nil, err
+			}
+			if m, ok := r.(*TensorMeta); !ok || !m.Shape.Equal(ShapeOf(self.Shape.Sizes())) {
+				return nil, fmt.Errorf("%s: the result does not have self's shape %v", a.Op.Name, self.Shape.Sizes())
+			}
+			return alias(self), nil
+		}
 	}
 }

@@ -158,29 +158,7 @@ func init() {
 		}
 		return x, x.CopyFrom(s)
 	}).Inplace = true
-	for _, name := range inplaceOps {
-		base := Lookup("aten." + name)
-		sc := base.Schema
-		sc.Name = name + "_"
-		d := &OpDef{Name: "aten." + name + "_", Schema: sc, Kind: base.Kind, Inplace: true}
-		d.Eval = func(a Args) (Value, error) {
-			self, ok := a.V[0].(*tensor.Tensor)
-			if !ok {
-				return nil, a.errf(0, "in-place op needs a tensor, got %s", typeName(a.V[0]))
-			}
-			r, err := base.Eval(Args{Op: base, V: a.V})
-			if err != nil {
-				return nil, err
-			}
-			rt := r.(*tensor.Tensor)
-			if rt.DType.IsFloat() && !self.DType.IsFloat() {
-				return nil, fmt.Errorf("%s: result type %s can't be cast to the desired output type %s", d.Name, rt.DType, self.DType)
-			}
-			return self, self.CopyFrom(rt)
-		}
-		d.Infer = inferInplace
-		registry[d.Name] = d
-	}
+	registerInplace(inplaceOps...) // inplace.go
 }
 
 func clamp(a Args, lo, hi int) (Value, error) {
