@@ -21,7 +21,8 @@ import (
 //     reductions, casts, scalar operands, tanh/exp/softmax and a matmul;
 //   - int_*: uint8/int8/int32 wraparound, floor division, remainder and
 //     true division;
-//   - any_all_uint8: any/all of uint8 are uint8 (the decomposition gave bool).
+//   - any_all_uint8: any/all of uint8 are uint8 (the decomposition gave bool);
+//   - to_other_dtype: x.to(y.dtype) (normalization took the dtype for a tensor).
 func TestDTypeSemanticsMatchPyTorch(t *testing.T) {
 	files, err := filepath.Glob("testdata/dtypes/*.json")
 	if err != nil || len(files) < 10 {

@@ -524,6 +524,15 @@ func (nz *normalizer) to(n *ir.Node) error {
 			dt = d
 		}
 		if other, ok := a.(*ir.Node); ok {
+			// x.to(y.dtype): getattr(y, "dtype") is aten.dtype(y), a
+			// dtype, not a tensor: the conversion is type_as(x, y).
+			if other.Target == "aten.dtype" && len(other.Args) == 1 ||
+				other.Target == "builtins.getattr" && len(other.Args) == 2 && other.Args[1] == "dtype" {
+				other, _ = other.Args[0].(*ir.Node)
+			}
+			if other == nil {
+				return fmt.Errorf("args: Tensor.to of a dtype that is not a tensor's")
+			}
 			return nz.emit(n, ir.Lookup("aten.type_as"), []ir.Arg{n.Args[0], other})
 		}
 	}

@@ -49,6 +49,11 @@ def any_all_uint8(x):
     return torch.any(x), x.any(dim=1), x.all(dim=0)
 
 
+def to_other_dtype(x, y):
+    # x.to(y.dtype): fx records getattr(y, "dtype"), a dtype, as the argument
+    return (y.float() * 1.001).to(x.dtype) + 0.3, y.to(x.dtype) * 2
+
+
 def main():
     g = torch.Generator().manual_seed(0)
     cases = [
@@ -72,6 +77,7 @@ def main():
         b[b == 0] = 3
         cases.append(("int_" + n, int_wrap, (a, b)))
     cases.append(("any_all_uint8", any_all_uint8, (torch.tensor([[0, 3, 0], [0, 0, 0], [1, 2, 255]], dtype=torch.uint8),)))
+    cases.append(("to_other_dtype", to_other_dtype, (torch.randn(7, 5, generator=g).half(), torch.randn(7, 5, generator=g))))
     for name, f, args in cases:
         export(f, args, name, os.path.join(HERE, name + ".json"), sources=[], runs=0)
         print("wrote", name)
