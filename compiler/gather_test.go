@@ -7,6 +7,8 @@ import (
 
 	"gcdbg/compiler"
 	"gcdbg/interp"
+	"gcdbg/render"
+	"gcdbg/stages"
 )
 
 // An embedding in training (testdata/gather_rows.json: a 1000 x 64 table,
@@ -22,20 +24,8 @@ func TestGatherRowsCompiled(t *testing.T) {
 	var code strings.Builder
 	gathered := false
 	for _, lp := range u.Programs {
-		src := renderLP(t, u, lp)
+		src, art := compiledMatch(t, u, lp, saved, true)
 		code.WriteString(src.Code)
-		for _, st := range src.Manifest.Steps {
-			if st.Kind == "fallback" {
-				t.Errorf("%s: %s (%s) runs in the eager fallback", lp.Role, st.IRNode, st.Op)
-			}
-		}
-		art, err := compiler.Build(src.Program(), compiler.Options{CacheDir: t.TempDir(), VecReport: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok, err := checkNumbers(t, art, u, lp, saved); err != nil || !ok {
-			t.Errorf("%s: compiled values differ from the eager interpreter: %v", lp.Role, err)
-		}
 		// The gather's row loop: the loop after "parallel for" (no collapse)
 		// in the index_select kernel, reported vectorized by gcc.
 		lines := strings.Split(src.Code, "\n")
@@ -76,21 +66,30 @@ func TestGatherRowsCompiled(t *testing.T) {
 func TestScatterAddLongCompiled(t *testing.T) {
 	u := loadUnits(t, "testdata/scatter_long.json")[0]
 	for _, lp := range u.Programs {
-		src := renderLP(t, u, lp)
-		for _, st := range src.Manifest.Steps {
-			if st.Kind == "fallback" {
-				t.Errorf("%s: %s (%s) runs in the eager fallback", lp.Role, st.IRNode, st.Op)
-			}
-		}
+		src, _ := compiledMatch(t, u, lp, interp.Inputs{}, false)
 		if n := strings.Count(src.Code, "scatter_add along dim 1"); n != 3 {
 			t.Errorf("%d generated scatter_adds, want 3:\n%s", n, src.Code)
 		}
-		art, err := compiler.Build(src.Program(), compiler.Options{CacheDir: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok, err := checkNumbers(t, art, u, lp, interp.Inputs{}); err != nil || !ok {
-			t.Errorf("%s: compiled values differ from the eager interpreter: %v", lp.Role, err)
+	}
+}
+
+// compiledMatch renders and builds one program, fails the test on an
+// eager fallback step or on values that differ from the eager
+// interpreter's, and returns the source and the built artifact.
+func compiledMatch(t *testing.T, u *stages.Unit, lp *stages.LoopProgram, saved interp.Inputs, vec bool) (*render.Source, *compiler.Artifact) {
+	t.Helper()
+	src := renderLP(t, u, lp)
+	for _, st := range src.Manifest.Steps {
+		if st.Kind == "fallback" {
+			t.Errorf("%s: %s (%s) runs in the eager fallback", lp.Role, st.IRNode, st.Op)
 		}
 	}
+	art, err := compiler.Build(src.Program(), compiler.Options{CacheDir: t.TempDir(), VecReport: vec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := checkNumbers(t, art, u, lp, saved); err != nil || !ok {
+		t.Errorf("%s: compiled values differ from the eager interpreter: %v", lp.Role, err)
+	}
+	return src, art
 }
