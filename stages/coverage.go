@@ -136,8 +136,10 @@ func CoverageTable(rows []CoverageRow) string {
 // list that gcdbg does not take, each with why; `gcdbg ops --coverage`
 // prints them after the core ATen table (the conformance table reads both).
 var outOfScopeFunctional = map[string]string{
-	"fractional_max_pool2d": "random draws: F.fractional_max_pool2d draws its window offsets (_random_samples) with torch.rand inside the call; the exporter does not record them and gcdbg never guesses a draw",
-	"fractional_max_pool3d": "random draws: F.fractional_max_pool3d draws its window offsets (_random_samples) with torch.rand inside the call; the exporter does not record them and gcdbg never guesses a draw",
+	"ctc_loss":                          "CTC's loss is the alpha recursion over time steps and target positions, with per-sample input and target lengths as tensors: a data-dependent dynamic program that gcdbg's core ops do not express (no loop over time)",
+	"triplet_margin_with_distance_loss": "its distance_function is a Python callable (an nn.PairwiseDistance module in the OpInfo samples), which a trace cannot take as an input; Dynamo inlines the callable, so a captured graph holds pairwise_distance, clamp_min and mean, which gcdbg takes (triplet_margin_loss is supported)",
+	"fractional_max_pool2d":             "random draws: F.fractional_max_pool2d draws its window offsets (_random_samples) with torch.rand inside the call; the exporter does not record them and gcdbg never guesses a draw",
+	"fractional_max_pool3d":             "random draws: F.fractional_max_pool3d draws its window offsets (_random_samples) with torch.rand inside the call; the exporter does not record them and gcdbg never guesses a draw",
 }
 
 // FunctionalOutOfScope is outOfScopeFunctional as rows, by name.
