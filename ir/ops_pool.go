@@ -134,7 +134,8 @@ func adaptiveMaxIndices(a Args, nd int) (*tensor.Tensor, *tensor.Tensor, error) 
 
 // MaxUnpoolSize is max_unpool{nd}d's output spatial size from its
 // arguments (input, indices, kernel_size, stride, padding, output_size):
-// torch.nn.functional's _unpool_output_size.
+// torch.nn.functional's _unpool_output_size, or output_size as given
+// without kernel_size (aten's max_unpool2d/3d, stages/normalize_pool.go).
 func MaxUnpoolSize(a Args, nd int) ([]int, error) {
 	x, err := a.Tensor(0)
 	if err != nil {
@@ -147,8 +148,21 @@ func MaxUnpoolSize(a Args, nd int) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	if k == nil {
-		return nil, a.errf(2, "kernel_size is required")
+	if k == nil { // aten's max_unpool2d(self, indices, output_size): the size as given
+		if a.V[5] == nil {
+			return nil, a.errf(2, "kernel_size or output_size is required")
+		}
+		os, err := a.Ints(5)
+		if err != nil {
+			return nil, err
+		}
+		if len(os) == nd+2 {
+			os = os[2:]
+		}
+		if len(os) != nd {
+			return nil, a.errf(5, "expected %d output sizes, got %v", nd, os)
+		}
+		return os, nil
 	}
 	s, err := spatialInts(a, 3, nd, k)
 	if err != nil {
@@ -184,7 +198,7 @@ func init() {
 			}
 			return Tuple{v, i}, nil
 		})
-		Register(fmt.Sprintf("max_unpool%dd(input, indices, kernel_size, stride=None, padding=0, output_size=None)", nd), KindPool, func(a Args) (Value, error) {
+		Register(fmt.Sprintf("max_unpool%dd(input, indices, kernel_size=None, stride=None, padding=0, output_size=None)", nd), KindPool, func(a Args) (Value, error) {
 			out, err := MaxUnpoolSize(a, nd)
 			if err != nil {
 				return nil, err

@@ -41,7 +41,7 @@ func poolDecompositions() []decomposition {
 					return b.dropPool(b.o("adaptive_max_pool3d_with_indices", b.liftPool(a[0], nd), sizesArg(pad3(o, 1))), nd)
 				}},
 			decomposition{fmt.Sprintf("aten.max_unpool%dd", nd),
-				fmt.Sprintf("max_unpool%dd(x, i, k, s, p, o) = max_unpool3d of x and i with %d unit spatial dim(s) in front, squeezed", nd, 3-nd),
+				fmt.Sprintf("max_unpool%dd(x, i, k, s, p, o) = max_unpool3d(x, i, output_size) of x and i with %d unit spatial dim(s) in front (the size F's _unpool_output_size checks), squeezed", nd, 3-nd),
 				func(b *builder, a []ir.Arg) ir.Arg {
 					k := b.spatial(a[2], nd, nil)
 					s := b.spatial(a[3], nd, k)
@@ -51,17 +51,22 @@ func poolDecompositions() []decomposition {
 					if a[5] != nil {
 						os = b.ints(a[5])
 					}
-					if b.err != nil || len(xs) < nd {
-						b.failf("max_unpool%dd: expected a tensor with %d spatial dims", nd, nd)
+					if b.err != nil || len(xs) < nd || (k == nil && os == nil) {
+						b.failf("max_unpool%dd: expected a tensor with %d spatial dims and kernel_size or output_size", nd, nd)
 						return nil
 					}
-					o, err := tensor.MaxUnpoolOutputSize(xs[len(xs)-nd:], k, s, p, os)
-					if err != nil {
-						b.failf("max_unpool%dd: %v", nd, err)
-						return nil
+					var o []int
+					if k == nil { // aten's form: the output size as given
+						o = os[len(os)-nd:]
+					} else {
+						var err error
+						if o, err = tensor.MaxUnpoolOutputSize(xs[len(xs)-nd:], k, s, p, os); err != nil {
+							b.failf("max_unpool%dd: %v", nd, err)
+							return nil
+						}
 					}
-					r := b.o("max_unpool3d", b.liftPool(a[0], nd), b.liftPool(a[1], nd), sizesArg(pad3(k, 1)), sizesArg(pad3(s, 1)),
-						sizesArg(pad3(p, 0)), sizesArg(pad3(o, 1)))
+					// the output size is known now: max_unpool3d takes it as given
+					r := b.o("max_unpool3d", b.liftPool(a[0], nd), b.liftPool(a[1], nd), nil, nil, int64(0), sizesArg(pad3(o, 1)))
 					for i := nd; i < 3; i++ {
 						r = b.o("squeeze", r, ir.Tuple{int64(-nd - 1)})
 					}

@@ -45,3 +45,14 @@ func adaptiveNone(op string, bound []ir.Arg) {
 		bound[1] = out
 	}
 }
+
+// aten's max_unpool2d(self, indices, output_size) and max_unpool3d(self,
+// indices, output_size, stride, padding) take the size as given: the
+// canonical op (torch.nn.functional's order, kernel_size third) without
+// kernel_size.
+func init() {
+	for _, src := range []string{"aten:", "torch._C._nn."} {
+		aliases[src+"max_unpool2d"] = alias{Op: "max_unpool2d", Schema: "max_unpool2d(self, indices, output_size)", Rename: map[string]string{"self": "input"}}
+		aliases[src+"max_unpool3d"] = alias{Op: "max_unpool3d", Schema: "max_unpool3d(self, indices, output_size, stride, padding)", Rename: map[string]string{"self": "input"}}
+	}
+}
