@@ -101,8 +101,18 @@ func LocalResponseNorm(x *tensor.Tensor, size int, alpha, beta, k float64) (*ten
 	if size <= 0 {
 		return nil, fmt.Errorf("local_response_norm: size must be positive, got %d", size)
 	}
-	if !x.DType.IsFloat() {
-		return nil, fmt.Errorf("local_response_norm: expected a floating tensor")
+	if x.Numel() == 0 {
+		return x, nil // F.local_response_norm returns an empty input itself
+	}
+	// Integers (F's avg_pool of the int64 squares): the window mean divides
+	// truncating, then alpha, k and beta take it to float32.
+	integral := !x.DType.IsFloat()
+	if x.DType == tensor.Bool {
+		return nil, fmt.Errorf("local_response_norm: \"mul\" on bool is not supported")
+	}
+	odt := x.DType
+	if integral {
+		odt = tensor.Float32
 	}
 	c := x.Shape[1]
 	inner := 1
@@ -110,7 +120,7 @@ func LocalResponseNorm(x *tensor.Tensor, size int, alpha, beta, k float64) (*ten
 		inner *= x.Shape[i]
 	}
 	src := x.Contiguous().Floats()
-	out := tensor.New(x.DType, x.Shape...)
+	out := tensor.New(odt, x.Shape...)
 	for n := 0; n < x.Shape[0]; n++ {
 		for ch := 0; ch < c; ch++ {
 			for i := 0; i < inner; i++ {
@@ -122,7 +132,11 @@ func LocalResponseNorm(x *tensor.Tensor, size int, alpha, beta, k float64) (*ten
 					}
 				}
 				v := src[(n*c+ch)*inner+i]
-				out.SetFlat((n*c+ch)*inner+i, v/math.Pow(k+alpha*s/float64(size), beta))
+				m := s / float64(size)
+				if integral {
+					m = math.Trunc(m)
+				}
+				out.SetFlat((n*c+ch)*inner+i, v/math.Pow(k+alpha*m, beta))
 			}
 		}
 	}

@@ -101,6 +101,9 @@ var extNN2Decompositions = []decomposition{
 				b.failf("local_response_norm: expected 3D or higher dimensionality input and a positive size (got %v, %d)", xs, n)
 				return nil
 			}
+			if numelOf(xs) == 0 {
+				return b.o("clone", x) // F.local_response_norm returns an empty input itself
+			}
 			sq := b.padDim(b.o("mul", x, x), 1, n/2, (n-1)/2, "constant", nil)
 			var s ir.Arg
 			for j := 0; j < n; j++ {
@@ -111,7 +114,11 @@ var extNN2Decompositions = []decomposition{
 					s = b.o("add", s, sl)
 				}
 			}
-			div := b.o("pow", b.o("add", b.o("mul", b.o("div", s, int64(n)), a[2]), a[4]), a[3])
+			mean := b.o("div", s, int64(n))
+			if !b.dtype(x).IsFloat() { // F's avg_pool of the int64 squares divides truncating (sums >= 0)
+				mean = b.o("floor_divide", s, int64(n))
+			}
+			div := b.o("pow", b.o("add", b.o("mul", mean, a[2]), a[4]), a[3])
 			return b.o("div", x, div)
 		}},
 	{"aten.gru_cell", "gru_cell(x, h) = n + z * (h - n), r = sigmoid(xr + hr), z = sigmoid(xz + hz), n = tanh(xn + r * hn), x* and h* the thirds of linear(x, w_ih, b_ih) and linear(h, w_hh, b_hh)",

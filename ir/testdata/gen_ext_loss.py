@@ -88,6 +88,12 @@ case("bilinear", F.bilinear, torch.randint(-3, 4, (2, 4)), torch.randint(-3, 4, 
 case("cosine_embedding_loss", lambda a, b, t, m, rd: F.cosine_embedding_loss(a, b, t, m, reduction=rd), torch.randint(-3, 4, (4, 5)), torch.randint(-3, 4, (4, 5)), torch.tensor([1, -1, -1, 1]), 0.2, "none", grad=False)
 case("group_norm", lambda a, g, w, b, e: F.group_norm(a, g, w, b, e), r(2, 6, 3), 4, None, None, 1e-5)
 
+# local_response_norm of integers: F's avg_pool of the int64 squares
+# divides truncating; alpha, k, beta then take it to float32.
+case("local_response_norm", lambda a, n, al, be, k: F.local_response_norm(a, n, al, be, k), torch.randint(-9, 10, (2, 5, 3)), 3, 0.1, 0.75, 1.0, grad=False)
+case("local_response_norm", lambda a, n, al, be, k: F.local_response_norm(a, n, al, be, k), torch.randint(-9, 10, (1, 4, 2, 3)), 2, 3e-2, 0.5, 1.25, grad=False)
+case("local_response_norm", lambda a, n, al, be, k: F.local_response_norm(a, n, al, be, k), torch.randint(-9, 10, (0, 4, 3)), 2, 1e-4, 0.75, 1.0, grad=False)
+
 out = os.path.join(here, "ext_cases_loss.json")
 with open(out, "w") as f:
     json.dump(cases, f, separators=(",", ":"))
