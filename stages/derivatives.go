@@ -382,7 +382,11 @@ func init() {
 				}
 			}
 			if c.needs(2) {
-				c.acc(2, c.op("getitem", c.g, c.a[1]))
+				if g := indexPutMaskGrad(c); g != nil { // derivatives_scatter.go: a bool mask
+					c.acc(2, g)
+				} else {
+					c.acc(2, c.op("getitem", c.g, c.a[1]))
+				}
 			}
 		}},
 		"scatter_add": {"self: grad, index: non_differentiable, src: grad.gather(dim, index)", func(c *dctx) {

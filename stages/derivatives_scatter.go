@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"gcdbg/ir"
+	"gcdbg/tensor"
 )
 
 // Derivatives of scatter and scatter_reduce, as PyTorch's derivatives.yaml
@@ -116,4 +117,53 @@ func scatterReduceGrad(c *dctx) {
 	if c.needs(3) {
 		c.acc(3, c.srcGrad(gSrc()))
 	}
+}
+
+// indexPutMaskGrad is index_put's values gradient, grad[mask], when the
+// index is one bool mask over self's leading dims: grad[mask]'s length is
+// the number of true elements, known only at run time, so it is built with
+// static shapes instead. The k-th true position's gradient goes to row k of
+// values (a scatter_add into len(values)+1 rows, the last one collecting
+// the false positions, dropped), or all of them are summed when values
+// broadcasts along that dim. nil when the index is anything else.
+func indexPutMaskGrad(c *dctx) *ir.Node {
+	var items []ir.Arg
+	switch v := c.a[1].(type) {
+	case ir.Tuple:
+		items = v
+	case ir.List:
+		items = v
+	default:
+		items = []ir.Arg{v}
+	}
+	if len(items) != 1 {
+		return nil
+	}
+	mask, ok := items[0].(*ir.Node)
+	if !ok || mask.Meta.Tensor == nil || mask.Meta.Tensor.DType != tensor.Bool {
+		return nil
+	}
+	xs, ms, vs := c.sizes(0), mask.Meta.Tensor.Shape.Sizes(), c.sizes(2)
+	if len(ms) == 0 || len(ms) > len(xs) || !slices.Equal(ms, xs[:len(ms)]) {
+		return nil
+	}
+	rest := xs[len(ms):]
+	p := tensor.Numel(ms)
+	gf := c.viewAs(c.g, append([]int{p}, rest...))
+	mf := c.viewAs(mask, []int{p})
+	ones := make([]int, len(rest))
+	for i := range ones {
+		ones[i] = 1
+	}
+	line := append([]int{p}, ones...) // the mask laid along dim 0
+	if len(vs) < 1+len(rest) || vs[len(vs)-1-len(rest)] == 1 {
+		zero := c.zeros(&ir.TensorMeta{DType: c.g.Meta.Tensor.DType, Shape: ir.ShapeOf(nil)})
+		return c.op("sum", c.op("where", c.viewAs(mf, line), gf, zero), dInts([]int{0}), true)
+	}
+	k := vs[len(vs)-1-len(rest)]
+	pos := c.op("sub", c.op("cumsum", c.op("to_dtype", mf, tensor.Int64), int64(0), nil), int64(1))
+	pos = c.op("where", mf, pos, c.op("full", ir.Tuple{}, int64(k), tensor.Int64))
+	idx := c.op("expand", c.viewAs(pos, line), dInts(append([]int{p}, rest...)))
+	rows := c.zeros(&ir.TensorMeta{DType: c.g.Meta.Tensor.DType, Shape: ir.ShapeOf(append([]int{k + 1}, rest...))})
+	return c.op("slice", c.op("scatter_add", rows, int64(0), idx, gf), int64(0), int64(0), int64(k))
 }

@@ -88,3 +88,30 @@ func TestScatterReduceTiesShareTheGradient(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexPutMaskGradcheck: index_put through a bool mask (the values'
+// gradient built with static shapes, indexPutMaskGrad), values one row per
+// true element or broadcast over them, accumulate either way; the mask
+// selects rows 0 and 2 of 3, or no row at all.
+func TestIndexPutMaskGradcheck(t *testing.T) {
+	for _, rows := range [][]int64{{1, 0, 1}, {0, 0, 0}} {
+		for _, acc := range []bool{false, true} {
+			for _, vshape := range [][]int{{2, 4}, {4}, {1, 4}} {
+				if rows[0] == 0 && vshape[0] == 2 {
+					continue // no row selected: values must broadcast
+				}
+				gc := newGradGraph("index_put_mask")
+				x := gc.rand(3, 4)
+				m := gc.input(tensor.FromInts(tensor.Bool, []int{3}, rows), false)
+				v := gc.rand(vshape...)
+				gc.output(gc.call("index_put", x, ir.Tuple{m}, v, acc))
+				if gc.err != nil {
+					t.Fatal(gc.err)
+				}
+				if gradcheck(t, "index_put mask", gc.g) != 2 {
+					t.Errorf("rows %v values %v accumulate=%v: not both inputs gradchecked", rows, vshape, acc)
+				}
+			}
+		}
+	}
+}
