@@ -305,6 +305,11 @@ func syntheticCases() map[string][]inferCase {
 	add("scatter_reduce_", tm(f32, []int{3, 4}), int64(1), tm(i64, []int{3, 2}), tm(f32, []int{3, 4}), "mean", true)
 	add("index_put_", tm(f32, []int{3, 4}), ir.Tuple{tm(i64, []int{2})}, tm(f32, []int{4}), true)
 	add("masked_scatter_", tm(f32, []int{3, 4}), tm(bl, []int{4}), tm(f32, []int{12}))
+	// multi_margin_loss infers by shapes (ops_loss.go); threshold_ (in place)
+	add("multi_margin_loss", tm(f32, []int{3, 5}), tm(i64, []int{3}), int64(1), 1.0, nil, "none")
+	add("multi_margin_loss", tm(f32, []int{5}), tm(i64, []int{}), int64(2), 1.0, tm(f32, []int{5}), "mean")
+	add("threshold_", tm(f32, []int{3, 4}, 1, 3), 0.5, -1.0)
+	add("threshold_", tm(i64, []int{3, 4}), int64(0), int64(-2))
 	for _, in := range []*ir.TensorMeta{x, xt, xe, xs, xi, tm(bl, []int{3})} {
 		for _, op := range []string{"neg", "exp", "relu", "sigmoid", "abs", "logical_not", "bitwise_not", "isnan", "sign", "floor", "silu", "square"} {
 			add(op, in)

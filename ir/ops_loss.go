@@ -589,3 +589,7 @@ func init() {
 		return contig(x.DType, shape), nil
 	}
 }
+
+func init() {
+	registerInplace("threshold") // F.threshold(x, t, v, inplace=True), F.threshold_
+}
