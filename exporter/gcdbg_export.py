@@ -906,6 +906,12 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
 
     ph_index = 0
     output_keys = None
+    # a parameter held by several modules (tied weights: out.weight = emb.weight) is one
+    # tensor under the name named_parameters() gives it first, so gcdbg sums its
+    # gradient over every use, as PyTorch accumulates into the one tensor
+    canonical = {}
+    for qn, t in list(gm.named_parameters()) + list(gm.named_buffers()):
+        canonical.setdefault(id(t), qn)
     for n in gm.graph.nodes:
         e = {"name": n.name, "op": n.op, "target": target_name(n)}
         if n.op == "output":
@@ -932,7 +938,8 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
         elif n.op == "get_attr":
             t = _get_path(gm, n.target)
             if isinstance(t, torch.Tensor):
-                add_param(str(n.target), t)
+                e["target"] = canonical.get(id(t), str(n.target))
+                add_param(e["target"], t)
         elif n.op == "call_module":
             m = gm.get_submodule(n.target)
             params = {}
@@ -941,7 +948,7 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
             for pn, p in list(m.named_parameters(recurse=rec)) + list(m.named_buffers(recurse=rec)):
                 if p is None:
                     continue
-                qual = n.target + "." + pn
+                qual = canonical.get(id(p), n.target + "." + pn)
                 params[pn] = qual
                 add_param(qual, p)
             e["module"] = {"type": module_type_name(m), "attrs": module_attrs(m),

@@ -160,10 +160,21 @@ func (b *jointBuilder) build() (*Joint, error) {
 }
 
 // primals makes primals_1..n and returns those that require grad's targets.
+//
+// A parameter read by several get_attr nodes (a module called twice, an
+// RNN cell over time steps, tied weights) is one primal: every read maps to
+// it, so its gradient is the sum over all uses, as PyTorch accumulates
+// into the one tensor, and it appears once in gradTargets.
 func (b *jointBuilder) primals() (all []*ir.Node, gradTargets []string, err error) {
+	attrs := map[string]*ir.Node{}
 	for _, pass := range []string{ir.Placeholder, ir.GetAttr} {
 		for _, n := range b.src.Nodes {
 			if n.Op != pass {
+				continue
+			}
+			if p := attrs[n.Target]; p != nil && n.Op == ir.GetAttr && n.Meta.Tensor != nil {
+				b.fwd[n] = p
+				p.From = append(p.From, n.Name)
 				continue
 			}
 			if n.Meta.Tensor == nil {
@@ -176,6 +187,9 @@ func (b *jointBuilder) primals() (all []*ir.Node, gradTargets []string, err erro
 			p := b.placeholder(fmt.Sprintf("primals_%d", len(all)+1), n.Target, n.Meta.Tensor, []string{n.Name})
 			p.Meta.Stack = n.Meta.Stack
 			b.fwd[n] = p
+			if n.Op == ir.GetAttr {
+				attrs[n.Target] = p
+			}
 			all = append(all, p)
 			rg := n.Meta.Tensor.RequiresGrad
 			if td := b.src.Tensors[n.Target]; td != nil && td.RequiresGrad {
