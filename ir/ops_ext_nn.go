@@ -504,7 +504,7 @@ func init() {
 			return nil, r.err
 		}
 		if p != 0 {
-			return nil, a.errf(4, "dropout_p=%g draws random numbers; gcdbg runs attention without dropout only", p)
+			return nil, a.errf(4, "dropout_p=%g draws random numbers inside the op (not recorded): not supported by gcdbg, which runs attention without dropout only", p)
 		}
 		out, _, err := SDPA(q, k, v, m, causal, sc)
 		return r.done(out, err)
@@ -520,7 +520,7 @@ func init() {
 			return nil, r.err
 		}
 		if p != 0 {
-			return nil, a.errf(4, "dropout_p=%g draws random numbers; gcdbg runs attention without dropout only", p)
+			return nil, a.errf(4, "dropout_p=%g draws random numbers inside the op (not recorded): not supported by gcdbg, which runs attention without dropout only", p)
 		}
 		out, w, err := SDPA(q, k, v, m, causal, nil)
 		if err != nil {

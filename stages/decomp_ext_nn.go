@@ -584,7 +584,7 @@ func decompConvolution(b *builder, a []ir.Arg) ir.Arg {
 // softmax weights (scale nil: 1/sqrt(E)).
 func (b *builder) sdpa(q, k, v, mask, p, causal, scale ir.Arg) (ir.Arg, ir.Arg) {
 	if b.float(p) != 0 {
-		b.failf("scaled_dot_product_attention with dropout_p > 0 draws random numbers; gcdbg runs it without dropout only")
+		b.failf("scaled_dot_product_attention with dropout_p > 0 draws random numbers inside the op (not recorded): not supported by gcdbg, which runs it without dropout only")
 		return nil, nil
 	}
 	qs, ks := b.shape(q), b.shape(k)
