@@ -21,7 +21,7 @@ func init() {
 			return nil, fmt.Errorf("one_hot is only applicable to index tensor.")
 		}
 		if c < 0 {
-			return nil, a.errf(1, "num_classes=-1 makes the result's shape depend on the data (max + 1); gcdbg needs num_classes given")
+			return nil, a.errf(1, "num_classes=-1 is not supported by gcdbg: it makes the result's shape depend on the data (max + 1), where Dynamo breaks the graph; give num_classes")
 		}
 		v := x.Contiguous().Ints()
 		out := tensor.New(tensor.Int64, append(append([]int{}, x.Shape...), c)...)
