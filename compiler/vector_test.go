@@ -55,7 +55,7 @@ func checkSimdLoopsVectorized(t *testing.T, code, report string) int {
 		loop := i + 2 // 1-based line of the for statement after the pragma
 		ok := false
 		for _, r := range strings.Split(report, "\n") {
-			for ln := loop; ln <= loop+6; ln++ {
+			for ln := loop; ln <= loop+8; ln++ { // gcc names the loop, its first statement or its first load
 				if strings.HasPrefix(r, fmt.Sprintf("kernel.c:%d:", ln)) && strings.Contains(r, "loop vectorized") {
 					ok = true
 				}

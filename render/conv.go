@@ -468,12 +468,36 @@ func (g *kernelGen) maxPoolBackward(n *loopir.Node, args []ir.Arg, out *storage,
 	g.line("for (int64_t nc = 0; nc < NC; nc++) {")
 	g.line("  %s *dx = %s + nc * H * W;", t, out.c)
 	g.line("  for (int64_t i = 0; i < H * W; i++) dx[i] = 0;")
+	// The window search runs as a vector loop over a block of output
+	// columns (the scalar search, a data-dependent branch per element,
+	// took 1.1 ms of one core in convnet_train against 0.27 ms), then the
+	// gradients are added at the found positions in order.
 	g.line("  for (int64_t oh = 0; oh < OH; oh++)")
-	g.line("    for (int64_t ow = 0; ow < OW; ow++) {")
-	g.ind += 3
-	g.maxWindow(x, p, t)
-	g.line("if (best >= 0) dx[best] += %s;", g.xAt(gy, "nc", "oh", "ow"))
-	g.ind -= 3
+	g.line("    for (int64_t ow0 = 0; ow0 < OW; ow0 += 256) {")
+	g.line("      const int64_t nw = OW - ow0 < 256 ? OW - ow0 : 256;")
+	g.line("      int64_t where[256];")
+	g.line("      #pragma omp simd")
+	g.line("      for (int64_t j = 0; j < nw; j++) {")
+	g.line("        const int64_t ow = ow0 + j;")
+	g.line("        int64_t best = -1; %s m = -(%s)INFINITY;", t, t)
+	g.line("        for (int64_t kh = 0; kh < %d; kh++) {", p.kernel[0])
+	g.line("          const int64_t ih = oh * %d - %d + kh * %d;", p.stride[0], p.pad[0], p.dil[0])
+	g.line("          const int okh = (ih >= 0) & (ih < H);")
+	g.line("          for (int64_t kw = 0; kw < %d; kw++) {", p.kernel[1])
+	g.line("            const int64_t iw = ow * %d - %d + kw * %d;", p.stride[1], p.pad[1], p.dil[1])
+	g.line("            const int ok = okh & (iw >= 0) & (iw < W);")
+	g.line("            const %s v = ok ? %s : 0;", t, g.xAt(x, "nc", "ih", "iw"))
+	g.line("            /* the first maximum; the first NaN wins and stays */")
+	g.line("            const int take = ok & ((v > m) | ((v != v) & (m == m)) | (best < 0));")
+	g.line("            best = take ? ih * W + iw : best; m = take ? v : m;")
+	g.line("          }")
+	g.line("        }")
+	g.line("        where[j] = best;")
+	g.line("      }")
+	g.line("      for (int64_t j = 0; j < nw; j++) {")
+	g.line("        const int64_t ow = ow0 + j;")
+	g.line("        if (where[j] >= 0) dx[where[j]] += %s;", g.xAt(gy, "nc", "oh", "ow"))
+	g.line("      }")
 	g.line("    }")
 	g.line("}")
 	g.ind--
