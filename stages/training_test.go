@@ -373,8 +373,10 @@ func TestRecordedDrawForNonRandomNode(t *testing.T) {
 	}
 }
 
-// Embedding(max_norm) mutates its weight on every forward: refused, naming
-// the node and the attr, rather than computed without the renormalization.
+// Embedding(max_norm) renormalizes the rows it looks up with norm_type's
+// norm: a trace without norm_type is refused, naming the node and the attr,
+// rather than run with a guessed norm (stages/decomp_embedding.go; the
+// values against PyTorch: ir/testdata/ext_cases_embed.json, real2_emb).
 func TestEmbeddingMaxNormRefused(t *testing.T) {
 	src := `{"format":"gcdbg.trace","version":1,"name":"t","graphs":[{"name":"g0","nodes":[
 {"name":"i","op":"placeholder","target":"i"},
@@ -388,8 +390,15 @@ func TestEmbeddingMaxNormRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Run(tr, "normalized")
-	if err == nil || !strings.Contains(err.Error(), `node "emb": module.attrs.max_norm:`) {
+	if err == nil || !strings.Contains(err.Error(), `node "emb": module.attrs.norm_type:`) {
 		t.Errorf("got %v", err)
+	}
+	tr, err = trace.Parse([]byte(strings.Replace(src, `"max_norm":1.0`, `"max_norm":1.0,"norm_type":2.0`, 1)), t.TempDir(), "t.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = Run(tr, "decomposed"); err != nil {
+		t.Errorf("with norm_type: %v", err)
 	}
 }
 
