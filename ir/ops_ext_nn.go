@@ -140,7 +140,7 @@ func StringPadding(x, w *tensor.Tensor, mode string, stride, dil []int) (*tensor
 	return x, pad, nil
 }
 
-// Convolution is aten.convolution: 1-D, 2-D, 3-D, transposed (1-D/2-D);
+// Convolution is aten.convolution: 1-D, 2-D, 3-D, transposed or not;
 // an unbatched input (no batch dim) runs as a batch of one.
 func Convolution(x, w, b *tensor.Tensor, stride, pad, dil []int, transposed bool, outPad []int, groups int) (*tensor.Tensor, error) {
 	if x == nil || w == nil {
@@ -170,6 +170,8 @@ func Convolution(x, w, b *tensor.Tensor, stride, pad, dil []int, transposed bool
 		return convTranspose2d(x, w, b, stride, pad, outPad, dil, groups)
 	case k == 2:
 		return tensor.Conv2d(x, w, b, n2(stride), n2(pad), n2(dil), groups)
+	case k == 3 && transposed:
+		return tensor.ConvTranspose3d(x, w, b, [3]int(stride), [3]int(pad), [3]int(outPad), [3]int(dil), groups)
 	case k == 3 && !transposed:
 		return tensor.Conv3d(x, w, b, [3]int{stride[0], stride[1], stride[2]}, [3]int{pad[0], pad[1], pad[2]}, [3]int{dil[0], dil[1], dil[2]}, groups)
 	}
@@ -329,6 +331,7 @@ func init() {
 	conv("conv3d", 3, false)
 	conv("conv_transpose1d", 1, true)
 	conv("conv_transpose2d", 2, true)
+	conv("conv_transpose3d", 3, true)
 	Register("convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)", KindConv, func(a Args) (Value, error) {
 		r := &ar{a: a}
 		x, w, b := r.t(0), r.t(1), r.ot(2)

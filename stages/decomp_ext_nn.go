@@ -68,6 +68,19 @@ var extNNDecompositions = []decomposition{
 				return b.convTranspose2d(x, a[1], a[2], two(a[3]), two(a[4]), two(a[5]), b.int(a[6]), two(a[7]))
 			})
 		}},
+	{"aten.conv_transpose3d", "conv_transpose3d(x, w) = conv3d(pad(dilate(x, stride), d*(k-1)-p, + output_padding), flip(w) regrouped to [out, in/g, kd, kh, kw], dilation d, groups g), as conv_transpose2d",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			three := func(v ir.Arg) []int {
+				s := b.ints(v)
+				if len(s) == 1 {
+					s = []int{s[0], s[0], s[0]}
+				}
+				return s
+			}
+			return b.batched(a[0], 3, func(x ir.Arg) ir.Arg {
+				return b.convTranspose(x, a[1], a[2], three(a[3]), three(a[4]), three(a[5]), b.int(a[6]), three(a[7]), 3)
+			})
+		}},
 	{"aten.conv3d", "conv3d(x, w) = sum over kd of conv2d(depth slice kd*dil::stride of the depth-padded x, folded into the batch; w[:, :, kd]), then unfolded",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			three := func(v ir.Arg) []int {
@@ -257,19 +270,27 @@ func (b *builder) conv1d(x, w, bias ir.Arg, s, p, d int, g ir.Arg, transposed bo
 }
 
 func (b *builder) convTranspose2d(x, w, bias ir.Arg, stride, pad, outPad []int, groups int, dil []int) ir.Arg {
+	return b.convTranspose(x, w, bias, stride, pad, outPad, groups, dil, 2)
+}
+
+// convTranspose is the 2-D or 3-D (nd) transposed convolution as a
+// convolution of the input with stride-1 zeros inserted, padded by
+// d*(k-1)-p (+ output_padding at the end), with the weight flipped and
+// regrouped to [out, in/g, k...].
+func (b *builder) convTranspose(x, w, bias ir.Arg, stride, pad, outPad []int, groups int, dil []int, nd int) ir.Arg {
 	xs, ws := b.shape(x), b.shape(w)
-	if len(xs) != 4 || len(ws) != 4 || groups <= 0 || ws[0] != xs[1] || ws[0]%groups != 0 {
-		b.failf("conv_transpose2d: weight %v does not fit input %v with groups=%d", ws, xs, groups)
+	if len(xs) != nd+2 || len(ws) != nd+2 || groups <= 0 || ws[0] != xs[1] || ws[0]%groups != 0 {
+		b.failf("conv_transpose%dd: weight %v does not fit input %v with groups=%d", nd, ws, xs, groups)
 		return nil
 	}
-	for i := 0; i < 2; i++ {
+	for i := 0; i < nd; i++ {
 		if outPad[i] >= stride[i] && outPad[i] >= dil[i] {
 			b.failf("output padding must be smaller than either stride or dilation, but got output_padding=%v, stride=%v, dilation=%v", outPad, stride, dil)
 			return nil
 		}
 	}
-	// Insert stride-1 zeros between the input's rows and columns.
-	for i := 0; i < 2; i++ {
+	// Insert stride-1 zeros between the input's elements along each dim.
+	for i := 0; i < nd; i++ {
 		d, s, n := 2+i, stride[i], xs[2+i]
 		if s == 1 || n == 0 {
 			continue
@@ -279,21 +300,28 @@ func (b *builder) convTranspose2d(x, w, bias ir.Arg, stride, pad, outPad []int, 
 		src := b.o("floor_divide", j, int64(s))
 		keep := b.o("eq", b.o("remainder", j, int64(s)), int64(0))
 		g := b.o("index_select", x, int64(d), src)
-		x = b.o("where", b.bcast(keep, d, 4), g, b.o("full", ir.Tuple{}, int64(0), b.dtype(x)))
+		x = b.o("where", b.bcast(keep, d, nd+2), g, b.o("full", ir.Tuple{}, int64(0), b.dtype(x)))
 	}
-	for i := 0; i < 2; i++ {
+	for i := 0; i < nd; i++ {
 		k := ws[2+i]
 		lo := dil[i]*(k-1) - pad[i]
 		x = b.padDim(x, 2+i, lo, lo+outPad[i], "constant", nil)
 	}
-	// w [Cin, Cout/g, kh, kw] -> [Cout, Cin/g, kh, kw], flipped spatially.
+	// w [Cin, Cout/g, k...] -> [Cout, Cin/g, k...], flipped spatially.
 	cin, coutg := ws[0], ws[1]
-	wr := b.reshape(w, []int{groups, cin / groups, coutg, ws[2], ws[3]})
-	wr = b.reshape(b.permute(wr, []int{0, 2, 1, 3, 4}), []int{groups * coutg, cin / groups, ws[2], ws[3]})
-	for d := 2; d < 4; d++ {
+	wr := b.reshape(w, append([]int{groups, cin / groups, coutg}, ws[2:]...))
+	perm := []int{0, 2, 1}
+	for i := 0; i < nd; i++ {
+		perm = append(perm, 3+i)
+	}
+	wr = b.reshape(b.permute(wr, perm), append([]int{groups * coutg, cin / groups}, ws[2:]...))
+	for d := 2; d < nd+2; d++ {
 		if ws[d] > 1 {
 			wr = b.o("index_select", wr, int64(d), b.o("arange", int64(ws[d]-1), int64(-1), int64(-1), tensor.Int64))
 		}
+	}
+	if nd == 3 {
+		return b.conv3d(x, wr, bias, []int{1, 1, 1}, []int{0, 0, 0}, dil, groups)
 	}
 	return b.o("conv2d", x, wr, bias, sizesArg([]int{1, 1}), sizesArg([]int{0, 0}), sizesArg(dil), int64(groups))
 }
@@ -573,6 +601,8 @@ func decompConvolution(b *builder, a []ir.Arg) ir.Arg {
 		return b.convTranspose2d(a[0], a[1], a[2], s, p, op, b.int(g), d)
 	case k == 2:
 		return b.o("conv2d", a[0], a[1], a[2], sizesArg(s), sizesArg(p), sizesArg(d), g)
+	case k == 3 && tr:
+		return b.convTranspose(a[0], a[1], a[2], s, p, op, b.int(g), d, 3)
 	case k == 3 && !tr:
 		return b.conv3d(a[0], a[1], a[2], s, p, d, b.int(g))
 	}

@@ -265,3 +265,11 @@ for dt in (f32, f64):
          r(2, 2, 4, 4, dtype=dt), r(2, 2, 4, 5, dtype=dt), r(4, dtype=dt), [3, 2], [1, 2], [2, 3], 2, [4, 4])
     case("conv_transpose2d", lambda a, w, b, s, p, op, g, d: F.conv_transpose2d(a, w, b, s, p, op, g, d),
          r(1, 2, 3, 3, dtype=dt), r(2, 1, 2, 2, dtype=dt), None, 1, 0, 1, 1, 2)
+
+# conv_transpose3d (strides, padding, output_padding, groups, dilation; unbatched).
+ct3 = lambda a, w, b, s, p, op, g, d: F.conv_transpose3d(a, w, b, s, p, op, g, d)
+for dt in (f32, f64):
+    case("conv_transpose3d", ct3, r(2, 4, 3, 2, 3, dtype=dt), r(4, 1, 2, 3, 2, dtype=dt), r(2, dtype=dt), [2, 1, 2], [1, 0, 1], [1, 0, 0], 2, [1, 2, 1])
+    case("conv_transpose3d", ct3, r(2, 3, 2, 3, dtype=dt), r(2, 2, 2, 2, 2, dtype=dt), None, 1, 0, 0, 1, 1)
+    case("convolution", lambda a, w, b, s, p, d, t, op, g: torch.ops.aten.convolution(a, w, b, s, p, d, t, op, g),
+         r(1, 2, 3, 3, 2, dtype=dt), r(2, 3, 2, 2, 2, dtype=dt), r(3, dtype=dt), [2, 2, 1], [0, 1, 0], [1, 1, 1], True, [1, 0, 0], 1)
