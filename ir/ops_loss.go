@@ -593,3 +593,92 @@ func init() {
 func init() {
 	registerInplace("threshold") // F.threshold(x, t, v, inplace=True), F.threshold_
 }
+
+// MultilabelMarginShape checks multilabel_margin_loss's input (0-d, [C] or
+// [N, C]) and target (the input's shape) and returns the frames and
+// classes.
+func MultilabelMarginShape(xs, ts []int) (frames, classes int, err error) {
+	if len(xs) > 2 || !slices.Equal(xs, ts) && !(len(xs) == 0 && tensor.Numel(ts) == 1) {
+		return 0, 0, fmt.Errorf("inconsistent target size: %v for input of size: %v", ts, xs)
+	}
+	frames, classes = 1, 1
+	switch len(xs) {
+	case 1:
+		classes = xs[0]
+	case 2:
+		frames, classes = xs[0], xs[1]
+	}
+	return frames, classes, nil
+}
+
+func init() {
+	ml := Register("multilabel_margin_loss(input, target, reduction='mean')", KindLoss, func(a Args) (Value, error) {
+		r := &ar{a: a}
+		x, t := r.t(0), r.t(1)
+		if r.err != nil {
+			return nil, r.err
+		}
+		if !x.DType.IsFloat() || t.DType != tensor.Int64 {
+			return nil, fmt.Errorf("multilabel_margin_loss: expected a floating input and an int64 target, got %s and %s", x.DType, t.DType)
+		}
+		frames, classes, err := MultilabelMarginShape(x.Shape, t.Shape)
+		if err != nil {
+			return nil, err
+		}
+		xv, tv := x.Contiguous().Floats(), t.Contiguous().Ints()
+		out := make([]float64, frames)
+		for f := range out {
+			row, tr := xv[f*classes:(f+1)*classes], tv[f*classes:(f+1)*classes]
+			isTarget := make([]bool, classes)
+			for _, y := range tr {
+				if y < 0 {
+					break
+				}
+				if y >= int64(classes) {
+					return nil, fmt.Errorf("multilabel_margin_loss: target index %d is out of bounds for %d classes", y, classes)
+				}
+				isTarget[y] = true
+			}
+			s := 0.0
+			for _, y := range tr {
+				if y < 0 {
+					break
+				}
+				for d := range row {
+					if z := 1 - row[y] + row[d]; !isTarget[d] && z > 0 {
+						s += z
+					}
+				}
+			}
+			out[f] = s / float64(classes)
+		}
+		shape := []int{}
+		if len(t.Shape) > 1 {
+			shape = []int{frames}
+		}
+		return reduceLoss(tensor.FromFloats(x.DType, shape, out), a.V[2])
+	})
+	// By shapes: an example target of ones can be out of range.
+	ml.Infer = func(a Args) (Value, error) {
+		x, err := a.meta(0)
+		if err != nil {
+			return nil, err
+		}
+		t, err := a.meta(1)
+		if err != nil {
+			return nil, err
+		}
+		frames, _, err := MultilabelMarginShape(x.Shape.Sizes(), t.Shape.Sizes())
+		if err != nil {
+			return nil, err
+		}
+		if !x.DType.IsFloat() || t.DType != tensor.Int64 {
+			return nil, fmt.Errorf("multilabel_margin_loss: expected a floating input and an int64 target, got %s and %s", x.DType, t.DType)
+		}
+		shape := []int{}
+		if red, _ := a.V[2].(string); (red == "none" || a.V[2] == int64(0)) && len(t.Shape) > 1 {
+			shape = []int{frames}
+		}
+		return contig(x.DType, shape), nil
+	}
+}

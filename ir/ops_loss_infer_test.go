@@ -1,7 +1,7 @@
 package ir_test
 
 // The ops of ops_loss.go that keep inference by example (small probes;
-// multi_margin_loss has its own Infer: an example target of ones can be
+// multi_margin_loss and multilabel_margin_loss have their own Infer: an example target of ones can be
 // out of range).
 func init() {
 	for _, n := range []string{"gaussian_nll_loss", "im2col", "bilinear", "cosine_embedding_loss", "pdist",

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"gcdbg/ir"
+	"gcdbg/tensor"
 )
 
 // Decompositions of ir/ops_loss.go (losses and misc nn.functional ops),
@@ -231,5 +232,28 @@ var lossDecompositions = []decomposition{
 				l = b.reshape(l, []int{})
 			}
 			return b.reduceC(l, a[5], x)
+		}},
+	{"aten.multilabel_margin_loss", "multilabel_margin_loss(x, y) = reduce(sum over valid k, non-target i of max(1 - x[y_k] + x[i], 0) / C), valid k = cumprod(y >= 0) (the targets before the first -1), non-target i = no valid k with y_k == i",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			x, t := a[0], a[1]
+			frames, classes, err := ir.MultilabelMarginShape(b.shape(x), b.shape(t))
+			if err != nil {
+				b.failf("%v", err)
+				return nil
+			}
+			x2, t2 := b.reshape(x, []int{frames, classes}), b.reshape(t, []int{frames, classes})
+			valid := b.o("ne", b.o("cumprod", b.o("to_dtype", b.o("ge", t2, int64(0)), tensor.Int64), int64(1)), int64(0))
+			tc := b.o("where", valid, t2, b.zeroLike(t2))
+			xt := b.o("gather", x2, int64(1), tc) // [F, K]
+			cls := b.reshape(b.indexRange(0, classes), []int{1, 1, classes})
+			hit := b.o("logical_and", b.o("eq", b.o("unsqueeze", tc, int64(2)), cls), b.o("unsqueeze", valid, int64(2))) // [F, K, C]
+			isTarget := b.o("gt", b.o("sum", b.o("to_dtype", hit, tensor.Int64), ir.Tuple{int64(1)}), int64(0))          // [F, C]
+			z := b.clampC(b.o("add", b.o("sub", b.o("unsqueeze", x2, int64(1)), b.o("unsqueeze", xt, int64(2))), int64(1)), int64(0), nil)
+			mask := b.o("logical_and", b.o("unsqueeze", valid, int64(2)), b.o("logical_not", b.o("unsqueeze", isTarget, int64(1))))
+			l := b.o("div", b.o("sum", b.o("where", mask, z, b.zeroLike(z)), ir.Tuple{int64(1), int64(2)}), int64(classes))
+			if len(b.shape(t)) <= 1 {
+				l = b.reshape(l, []int{})
+			}
+			return b.reduceC(l, a[2], x)
 		}},
 }

@@ -14,7 +14,9 @@ func init() {
 			Schema: "multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction='mean')"},
 		"torch.nn.functional.multilabel_soft_margin_loss": {Op: "multilabel_soft_margin_loss",
 			Schema: "multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction='mean')"},
-		"aten:_pdist_forward":            {Op: "pdist", Schema: "_pdist_forward(self, p=2)"},
+		"aten:_pdist_forward": {Op: "pdist", Schema: "_pdist_forward(self, p=2)"},
+		"torch.nn.functional.multilabel_margin_loss": {Op: "multilabel_margin_loss",
+			Schema: "multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean')"},
 		"torch.nn.functional._threshold": {Op: "threshold", Schema: "_threshold(input, threshold, value, inplace=False)"},
 	} {
 		aliases[k] = v

@@ -94,6 +94,14 @@ case("local_response_norm", lambda a, n, al, be, k: F.local_response_norm(a, n, 
 case("local_response_norm", lambda a, n, al, be, k: F.local_response_norm(a, n, al, be, k), torch.randint(-9, 10, (1, 4, 2, 3)), 2, 3e-2, 0.5, 1.25, grad=False)
 case("local_response_norm", lambda a, n, al, be, k: F.local_response_norm(a, n, al, be, k), torch.randint(-9, 10, (0, 4, 3)), 2, 1e-4, 0.75, 1.0, grad=False)
 
+# multilabel_margin_loss: the targets before the first -1 count.
+for dt in (f32, f64):
+    y = torch.tensor([[3, 0, -1, 1, 2], [1, 4, 2, 0, 3], [-1, 2, 0, 1, 1], [2, 2, -1, 0, 0]])
+    for red in ("mean", "sum", "none"):
+        case("multilabel_margin_loss", lambda a, t, rd: F.multilabel_margin_loss(a, t, reduction=rd), r(4, 5, dtype=dt), y, red)
+    case("multilabel_margin_loss", lambda a, t, rd: F.multilabel_margin_loss(a, t, reduction=rd), r(5, dtype=dt), torch.tensor([4, 1, -1, 0, 0]), "none")
+    case("multilabel_margin_loss", lambda a, t, rd: F.multilabel_margin_loss(a, t, reduction=rd), r(1, dtype=dt).view([]), torch.tensor(0), "none")
+
 out = os.path.join(here, "ext_cases_loss.json")
 with open(out, "w") as f:
     json.dump(cases, f, separators=(",", ":"))
