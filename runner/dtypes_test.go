@@ -22,7 +22,9 @@ import (
 //   - int_*: uint8/int8/int32 wraparound, floor division, remainder and
 //     true division;
 //   - any_all_uint8: any/all of uint8 are uint8 (the decomposition gave bool);
-//   - to_other_dtype: x.to(y.dtype) (normalization took the dtype for a tensor).
+//   - to_other_dtype: x.to(y.dtype) (normalization took the dtype for a tensor);
+//   - opinfo_max_dim_float16_0: max(x, dim) of a float16 tensor with ties: the
+//     gradient goes to the returned index only (it was split among the ties).
 func TestDTypeSemanticsMatchPyTorch(t *testing.T) {
 	files, err := filepath.Glob("testdata/dtypes/*.json")
 	if err != nil || len(files) < 10 {

@@ -129,13 +129,13 @@ var decompositions = []decomposition{
 		decompMaskedFill},
 	{"aten.matmul", "matmul(x, y) = mm for 1-D/2-D operands (views add and drop the unit dims), mm over folded rows for N-D @ 2-D, else expand + reshape + bmm + view",
 		decompMatmul},
-	{"aten.max", "max(x) = amax(x); max(x, d) = (amax(x, d), argmax(x, d)); max(x, y) = maximum(x, y)",
+	{"aten.max", "max(x) = amax(x); max(x, d) = (gather(x, d, argmax(x, d)), argmax(x, d)) (amax for a 0-d x); max(x, y) = maximum(x, y)",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.maxMin(a, "max") }},
 	{"aten.mean", "mean(x, d) = sum(x, d) / N, N the number of reduced elements",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			return b.call("aten.div", b.call("aten.sum", a[0], a[1], a[2], a[3]), int64(b.reducedCount(a[0], a[1])))
 		}},
-	{"aten.min", "min(x) = amin(x); min(x, d) = (amin(x, d), argmin(x, d)); min(x, y) = minimum(x, y)",
+	{"aten.min", "min(x) = amin(x); min(x, d) = (gather(x, d, argmin(x, d)), argmin(x, d)) (amin for a 0-d x); min(x, y) = minimum(x, y)",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.maxMin(a, "min") }},
 	{"aten.narrow", "narrow(x, d, start, n) = slice(x, d, start, start + n)",
 		func(b *builder, a []ir.Arg) ir.Arg {
@@ -527,7 +527,23 @@ func (b *builder) maxMin(a []ir.Arg, op string) ir.Arg {
 		return b.call("aten.a"+op, a[0])
 	}
 	d := b.int(a[1])
-	return ir.Tuple{b.call("aten.a"+op, a[0], sizesArg([]int{d}), a[2]), b.call("aten.arg"+op, a[0], int64(d), a[2])}
+	idx := b.call("aten.arg"+op, a[0], int64(d), a[2])
+	if len(b.shape(a[0])) == 0 {
+		return ir.Tuple{b.call("aten.a"+op, a[0], sizesArg([]int{d}), a[2]), idx}
+	}
+	// The values are x at the returned indices, so that the gradient goes
+	// to that one element, as PyTorch's max/min(dim) backward does
+	// (value_selecting_reduction_backward); amax's would split it among
+	// ties, which float16/bfloat16 inputs have often.
+	at := idx
+	if a[2] == nil || !b.bool(a[2]) {
+		at = b.call("aten.unsqueeze", idx, int64(d))
+	}
+	vals := b.call("aten.gather", a[0], int64(d), at)
+	if a[2] == nil || !b.bool(a[2]) {
+		vals = b.call("aten.squeeze", vals, int64(d))
+	}
+	return ir.Tuple{vals, idx}
 }
 
 // variance is var(x, dim, unbiased, keepdim, correction).
