@@ -143,9 +143,9 @@ func WriteMarkdown(w io.Writer, info RunInfo, outs []Outcome) error {
 		case len(missing) == 0:
 			p("\n")
 		case len(missing) <= 30:
-			p("; not judged yet: %s\n", strings.Join(missing, ", "))
+			p("; without a sample here (not run, or no sample in these dtypes): %s\n", strings.Join(missing, ", "))
 		default:
-			p("; %d not judged yet (e.g. %s)\n", len(missing), strings.Join(missing[:10], ", "))
+			p("; %d without a sample here (not run, or no sample in these dtypes; e.g. %s)\n", len(missing), strings.Join(missing[:10], ", "))
 		}
 	}
 	p("\n## Totals\n\n")
