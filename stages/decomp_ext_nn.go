@@ -70,13 +70,7 @@ var extNNDecompositions = []decomposition{
 		}},
 	{"aten.conv_transpose3d", "conv_transpose3d(x, w) = conv3d(pad(dilate(x, stride), d*(k-1)-p, + output_padding), flip(w) regrouped to [out, in/g, kd, kh, kw], dilation d, groups g), as conv_transpose2d",
 		func(b *builder, a []ir.Arg) ir.Arg {
-			three := func(v ir.Arg) []int {
-				s := b.ints(v)
-				if len(s) == 1 {
-					s = []int{s[0], s[0], s[0]}
-				}
-				return s
-			}
+			three := func(v ir.Arg) []int { return b.spatial(v, 3, nil) } // decomp_pool.go
 			return b.batched(a[0], 3, func(x ir.Arg) ir.Arg {
 				return b.convTranspose(x, a[1], a[2], three(a[3]), three(a[4]), three(a[5]), b.int(a[6]), three(a[7]), 3)
 			})
