@@ -644,9 +644,41 @@ class _RecordingShapeProp(ShapeProp):
         self.values = {}
 
     def run_node(self, n):
+        self.current = n
         result = super().run_node(n)
         self.values[n.name] = result
         return result
+
+
+def _propagate(sp, example_inputs):
+    """sp.propagate, where an error of the model itself (a shape mismatch on the example
+    inputs) becomes a CaptureError naming the node and the user's line, without the
+    tracebacks ShapeProp prints."""
+    import contextlib
+    import io
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            sp.propagate(*example_inputs)
+    except CaptureError:
+        raise
+    except Exception as e:
+        root = e
+        while (root.__cause__ or root.__context__) is not None:  # ShapeProp re-raises its own
+            root = root.__cause__ or root.__context__
+        n = getattr(sp, "current", None)
+        where = ""
+        if n is not None:
+            frames = re.findall(r'File "([^"]+)", line (\d+), in \w+\n\s*(.*)', getattr(n, "stack_trace", None) or "")
+            user = [f for f in frames if "/torch/" not in f[0] and not f[0].endswith("gcdbg_export.py")]
+            where = " at node %r" % n.name
+            if user:
+                f, ln, code = user[-1]
+                where += " (%s:%s: %s)" % (os.path.basename(f), ln, code.strip())
+        raise CaptureError("gcdbg exporter: the model fails on its example inputs%s: %s: %s\n"
+                           "  what to change: this is the model's own error, raised by PyTorch when "
+                           "the model runs on the inputs make() returns; fix the model or its "
+                           "example inputs (model(*inputs) shows it)"
+                           % (where, type(root).__name__, str(root).split("\n")[0])) from e
 
 
 def _tensor_meta(t):
@@ -888,7 +920,7 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
                     p.copy_(param_snapshot[k])
 
     sp = _RecordingShapeProp(gm)
-    sp.propagate(*example_inputs)
+    _propagate(sp, example_inputs)
     values = sp.values
     restore_buffers()
 

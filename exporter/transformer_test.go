@@ -25,3 +25,23 @@ func TestCaptureDrawingAttentionRefusal(t *testing.T) {
 		t.Errorf("message shows a traceback:\n%s", msg)
 	}
 }
+
+// A model that fails on its own example inputs is reported as the model's
+// error with the node, the user's line and PyTorch's message, exit 2, and
+// no traceback (ShapeProp prints two).
+func TestCaptureModelErrorNamesTheLine(t *testing.T) {
+	_, msg, err := export(t, "bad_shape.py")
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 2 {
+		t.Fatalf("exit %v, want 2\n%s", err, msg)
+	}
+	for _, want := range []string{"fails on its example inputs at node 'fc'", "bad_shape.py:", "self.fc(x.flatten(1))",
+		"mat1 and mat2 shapes cannot be multiplied", "what to change:"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "Traceback") || strings.Contains(msg, "ShapeProp error") {
+		t.Errorf("message shows a traceback:\n%s", msg)
+	}
+}
