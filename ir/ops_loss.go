@@ -525,8 +525,8 @@ func init() {
 		if w != nil && w.Dim() != 1 {
 			return nil, fmt.Errorf("weight must be one-dimensional")
 		}
-		if t.DType.IsFloat() || t.DType == tensor.Bool {
-			return nil, a.errf(1, "expected an integer target, got %s", t.DType)
+		if t.DType != tensor.Int64 {
+			return nil, a.errf(1, "expected an int64 target, got %s", t.DType)
 		}
 		frames, classes, err := MultiMarginShape(x.Shape, t.Shape)
 		if err != nil {
@@ -565,29 +565,7 @@ func init() {
 		}
 		return reduceLoss(tensor.FromFloats(x.DType, shape, out), a.V[5])
 	})
-	// By shapes: an example target of ones can be out of range.
-	mm.Infer = func(a Args) (Value, error) {
-		x, err := a.meta(0)
-		if err != nil {
-			return nil, err
-		}
-		t, err := a.meta(1)
-		if err != nil {
-			return nil, err
-		}
-		frames, _, err := MultiMarginShape(x.Shape.Sizes(), t.Shape.Sizes())
-		if err != nil {
-			return nil, err
-		}
-		if !x.DType.IsFloat() || t.DType.IsFloat() || t.DType == tensor.Bool {
-			return nil, fmt.Errorf("multi_margin_loss: expected a floating input and an integer target, got %s and %s", x.DType, t.DType)
-		}
-		shape := []int{}
-		if red, _ := a.V[5].(string); (red == "none" || a.V[5] == int64(0)) && len(t.Shape) > 0 {
-			shape = []int{frames}
-		}
-		return contig(x.DType, shape), nil
-	}
+	mm.Infer = marginLossInfer(MultiMarginShape, 5, 0)
 }
 
 func init() {
@@ -658,8 +636,15 @@ func init() {
 		}
 		return reduceLoss(tensor.FromFloats(x.DType, shape, out), a.V[2])
 	})
-	// By shapes: an example target of ones can be out of range.
-	ml.Infer = func(a Args) (Value, error) {
+	ml.Infer = marginLossInfer(MultilabelMarginShape, 2, 1)
+}
+
+// marginLossInfer infers multi_margin_loss and multilabel_margin_loss by
+// shapes (an example target of ones can be out of range): a float input,
+// an int64 target; with reduction "none" [frames] when the target has
+// more than minDim dims, else a scalar.
+func marginLossInfer(shapes func(xs, ts []int) (int, int, error), red, minDim int) EvalFunc {
+	return func(a Args) (Value, error) {
 		x, err := a.meta(0)
 		if err != nil {
 			return nil, err
@@ -668,15 +653,15 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		frames, _, err := MultilabelMarginShape(x.Shape.Sizes(), t.Shape.Sizes())
+		frames, _, err := shapes(x.Shape.Sizes(), t.Shape.Sizes())
 		if err != nil {
 			return nil, err
 		}
 		if !x.DType.IsFloat() || t.DType != tensor.Int64 {
-			return nil, fmt.Errorf("multilabel_margin_loss: expected a floating input and an int64 target, got %s and %s", x.DType, t.DType)
+			return nil, fmt.Errorf("%s: expected a floating input and an int64 target, got %s and %s", a.Op.Name, x.DType, t.DType)
 		}
 		shape := []int{}
-		if red, _ := a.V[2].(string); (red == "none" || a.V[2] == int64(0)) && len(t.Shape) > 1 {
+		if r, _ := a.V[red].(string); (r == "none" || a.V[red] == int64(0)) && len(t.Shape) > minDim {
 			shape = []int{frames}
 		}
 		return contig(x.DType, shape), nil
