@@ -450,6 +450,9 @@ func syntheticCases() map[string][]inferCase {
 	for op, vs := range extSyntheticCases() { // ops_ext_infer2_test.go
 		sets[op] = append(sets[op], vs...)
 	}
+	for op, vs := range poolSyntheticCases() { // ops_pool_infer_test.go
+		sets[op] = append(sets[op], vs...)
+	}
 	out := map[string][]inferCase{}
 	for op, vs := range sets {
 		for i, v := range vs {
