@@ -19,7 +19,11 @@ import (
 // exactly the point the stashed value belongs to (both indices are
 // affine and equal at every loop point), it has the value's dtype, no
 // member reads it before the last pass's store (the writer is in the last
-// pass; readers after it read the final value), and a multi-pass
+// pass; readers after it read the final value), the last pass reads the
+// stash back before that store overwrites it (the holder itself reads the
+// stashed value, through inlined members only: planStash; a read after
+// the holder's store in the pass, not served from the register the
+// first read left, recomputes instead: stashedLoad), and a multi-pass
 // kernel's output never shares memory with a buffer the kernel reads
 // (render.go does not honour in-place plans in multi-pass kernels).
 // Values computed once are exact copies: the results are bit for bit
@@ -47,6 +51,7 @@ type stashPlan struct {
 	out    map[string]*loopir.Node // inlined buffer -> the last pass's member whose output holds it
 	stored map[string]int          // inlined buffer -> the pass that stored it (absent: not yet)
 	pass   int                     // the pass being written; -1 outside the passes
+	last   int                     // the kernel's last pass (holds the outputs)
 }
 
 // planStash finds, for a reduction kernel of npass passes, the inlined
@@ -85,7 +90,7 @@ func (g *kernelGen) planStash(pass map[*loopir.Node]int, npass int) *stashPlan {
 			}
 		}
 	}
-	plan := &stashPlan{out: map[string]*loopir.Node{}, stored: map[string]int{}, pass: -1}
+	plan := &stashPlan{out: map[string]*loopir.Node{}, stored: map[string]int{}, pass: -1, last: npass - 1}
 	taken := map[*loopir.Node]bool{}
 	for _, n := range g.k.Nodes { // kernel order: deterministic
 		if g.inline[n.Name] == nil || g.level(n) != "inner" || !costly(n) || passes[n.Name] < 2 {
@@ -96,7 +101,12 @@ func (g *kernelGen) planStash(pass map[*loopir.Node]int, npass int) *stashPlan {
 			continue
 		}
 		for _, m := range g.k.Nodes {
-			if taken[m] || !contains(lastInner, m) || g.r.p.Buffers[m.Name] == nil || g.r.p.Buffers[n.Name] == nil ||
+			// m must read n itself (through inlined members): then the
+			// last pass loads the stash (and keeps it in a register for
+			// the pass's later readers) before m's store overwrites it.
+			// Another last-pass output written before any read of n (a
+			// sibling row's result) would be read back overwritten.
+			if taken[m] || !contains(lastInner, m) || !g.readsInlined(m, n.Name, plan.out) || g.r.p.Buffers[m.Name] == nil || g.r.p.Buffers[n.Name] == nil ||
 				g.r.p.Buffers[m.Name].DType != g.r.p.Buffers[n.Name].DType {
 				continue
 			}
@@ -106,6 +116,14 @@ func (g *kernelGen) planStash(pass map[*loopir.Node]int, npass int) *stashPlan {
 			}
 			plan.out[n.Name], taken[m] = m, true
 			break
+		}
+	}
+	// A value stashed later may cut a chain checked above: keep only the
+	// pairs whose holder still computes the value (dropping a pair only
+	// lengthens the others' chains).
+	for b, m := range plan.out {
+		if !g.readsInlined(m, b, plan.out) {
+			delete(plan.out, b)
 		}
 	}
 	if len(plan.out) == 0 {
@@ -128,6 +146,9 @@ func (g *kernelGen) stashedLoad(buf string) (value, bool) {
 	if p, ok := sp.stored[buf]; !ok || p >= sp.pass {
 		return value{}, false
 	}
+	if _, done := g.lookup(m.Name); done {
+		return value{}, false // m's store already overwrote the stash in this pass: recompute
+	}
 	n := g.inline[buf]
 	idx, _ := storeIndex(m)
 	mem := g.r.store[m.Name]
@@ -148,8 +169,8 @@ func (g *kernelGen) stashStore(buf string, v value) {
 	if m == nil {
 		return
 	}
-	if p, ok := sp.stored[buf]; ok && p != sp.pass {
-		return
+	if p, ok := sp.stored[buf]; (ok && p != sp.pass) || sp.pass >= sp.last {
+		return // already stashed, or the last pass: nothing later reads it, and m may be stored already
 	}
 	sp.stored[buf] = sp.pass
 	idx, _ := storeIndex(m)
@@ -157,6 +178,31 @@ func (g *kernelGen) stashStore(buf string, v value) {
 	g.use(m.Name)
 	g.line("%s[%s] = %s;  // stashed for the later passes (stash.go)", mem.c, g.expr(idx, g.varsOf(m), nil), g.storeExpr(mem.dt, v.c))
 	g.addVecNote("a transcendental computed in an earlier pass is stashed in the output and read back, not recomputed (stash.go)")
+}
+
+// readsInlined reports whether m reads buf directly or through a chain of
+// inlined members, none of them itself stashed (a stashed member's value
+// is loaded back, not computed from buf).
+func (g *kernelGen) readsInlined(m *loopir.Node, buf string, stashed map[string]*loopir.Node) bool {
+	seen := map[string]bool{}
+	var walk func(n *loopir.Node) bool
+	walk = func(n *loopir.Node) bool {
+		for _, rd := range n.Reads {
+			if rd.Buffer == buf {
+				return true
+			}
+			if p := g.inline[rd.Buffer]; p != nil && !seen[rd.Buffer] {
+				seen[rd.Buffer] = true
+				if stashed[rd.Buffer] == nil {
+					if walk(p) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	return walk(m)
 }
 
 func costly(n *loopir.Node) bool {
