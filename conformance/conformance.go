@@ -208,6 +208,11 @@ type runResult struct {
 			VsExpected *comparison `json:"vs_expected"`
 			VsEager    *comparison `json:"vs_eager"`
 		} `json:"grads"`
+		Buffers []struct {
+			Name       string      `json:"name"`
+			VsExpected *comparison `json:"vs_expected"`
+			VsEager    *comparison `json:"vs_eager"`
+		} `json:"buffers"`
 	} `json:"graphs"`
 }
 
@@ -302,6 +307,11 @@ func mismatchReason(res *runResult) string {
 			w := "grad of " + gd.Name
 			add(w, "PyTorch", gd.VsExpected)
 			add(w, "eager", gd.VsEager)
+		}
+		for _, b := range g.Buffers {
+			w := "buffer " + b.Name
+			add(w, "PyTorch", b.VsExpected)
+			add(w, "eager", b.VsEager)
 		}
 	}
 	if len(parts) == 0 {

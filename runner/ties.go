@@ -49,7 +49,87 @@ func tieSourceOf(u *stages.Unit, env map[*ir.Node]ir.Value, i int) *tieSource {
 		}
 	}
 	n, ok := item.(*ir.Node)
-	if !ok || n.Op != ir.CallFunction {
+	if !ok {
+		return nil
+	}
+	return tieSourceAt(u.Normalized, env, n)
+}
+
+// tieSourceOfBuffer finds where the final value of the mutated graph input
+// target (a write-back) comes from.
+func tieSourceOfBuffer(u *stages.Unit, env map[*ir.Node]ir.Value, target string) *tieSource {
+	if env == nil {
+		return nil
+	}
+	for _, n := range u.Normalized.Nodes {
+		if (n.Op == ir.Placeholder || n.Op == ir.GetAttr) && n.Target == target {
+			return tieSourceAt(u.Normalized, env, n)
+		}
+	}
+	return nil
+}
+
+// copiedValue follows a value through the copies that only move it: an
+// out= call (`torch.topk(x, k, out=(v, i))`) is normalized into the
+// functional op and a copy_ of each result into its buffer
+// (stages/functionalize_out.go), and the graph returns the buffer, or the
+// copy_, which is the buffer. A buffer whose only reader, the output aside,
+// is one copy_ into it of a value of its own dtype and shape holds that
+// value; a buffer anything else reads or writes (a view, another in-place
+// op, a second copy) is not followed, nor is a copy that casts or
+// broadcasts.
+func copiedValue(g *ir.Graph, n *ir.Node) *ir.Node {
+	var readers map[*ir.Node][]*ir.Node
+	for hops := 0; hops < 16; hops++ {
+		if n.Op == ir.CallFunction && n.Target == "aten.clone" && len(n.Args) > 0 {
+			src, ok := n.Args[0].(*ir.Node)
+			if !ok {
+				return n
+			}
+			n = src
+			continue
+		}
+		if n.Op == ir.CallFunction && n.Target == "aten.copy_" {
+			buf, ok := n.Args[0].(*ir.Node)
+			if !ok {
+				return n
+			}
+			n = buf // the copy_'s value is its buffer: followed below
+			continue
+		}
+		if readers == nil {
+			readers = map[*ir.Node][]*ir.Node{}
+			for _, m := range g.Nodes {
+				if m.Op == ir.Output {
+					continue
+				}
+				for _, in := range m.Inputs() {
+					readers[in] = append(readers[in], m)
+				}
+			}
+		}
+		rs := readers[n]
+		if len(rs) != 1 || rs[0].Op != ir.CallFunction || rs[0].Target != "aten.copy_" || len(rs[0].Args) < 2 || rs[0].Args[0] != ir.Arg(n) {
+			return n
+		}
+		src, ok := rs[0].Args[1].(*ir.Node)
+		if !ok || src == n || !sameTensorMeta(n.Meta.Tensor, src.Meta.Tensor) {
+			return n
+		}
+		n = src
+	}
+	return n
+}
+
+func sameTensorMeta(a, b *ir.TensorMeta) bool {
+	return a != nil && b != nil && a.DType == b.DType && a.Shape.Equal(b.Shape)
+}
+
+// tieSourceAt finds the sort/topk-like op whose index output the value of
+// n is, following copies (copiedValue).
+func tieSourceAt(g *ir.Graph, env map[*ir.Node]ir.Value, n *ir.Node) *tieSource {
+	n = copiedValue(g, n)
+	if n.Op != ir.CallFunction {
 		return nil
 	}
 	op := n
@@ -115,13 +195,17 @@ func (ts *tieSource) selected(idx *tensor.Tensor) (*tensor.Tensor, bool) {
 	x := ts.x
 	if ts.flat {
 		n := idx.Numel()
-		out := tensor.New(tensor.Float64, n)
+		out := tensor.New(x.DType, n)
 		for i := 0; i < n; i++ {
 			k := int(idx.FlatInt(i))
 			if k < 0 || k >= x.Numel() {
 				return nil, false
 			}
-			out.SetFlat(i, x.Flat(k))
+			if x.DType.IsFloat() {
+				out.SetFlat(i, x.Flat(k))
+			} else {
+				out.SetFlatInt(i, x.FlatInt(k))
+			}
 		}
 		return out, true
 	}
@@ -159,6 +243,16 @@ func (ts *tieSource) equivalentIndices(got, want *tensor.Tensor) bool {
 	if !ok1 || !ok2 || a.Numel() != b.Numel() {
 		return false
 	}
+	if !ts.x.DType.IsFloat() {
+		// Integers and bools: a tie is an equal value, exactly (no
+		// rounding to excuse, and no float64 conversion past 2^53).
+		for i := 0; i < a.Numel(); i++ {
+			if a.FlatInt(i) != b.FlatInt(i) {
+				return false
+			}
+		}
+		return true
+	}
 	for i := 0; i < a.Numel(); i++ {
 		x, y := a.Flat(i), b.Flat(i)
 		if x == y || (math.IsNaN(x) && math.IsNaN(y)) {
@@ -181,4 +275,17 @@ func relaxTies(j *verdict.Judgement, ts *tieSource, got, want *tensor.Tensor) {
 	}
 	j.Match, j.Why = true, ""
 	j.Reference = "indices equal up to ties: they select equal values from the op's input (PyTorch leaves the order of equal elements unspecified)"
+}
+
+// relaxBufferTies judges a write-back up to ties as an output is: an out=
+// buffer of topk or sort holds its index output.
+func (r *references) relaxBufferTies(u *stages.Unit, b *BufferResult, got *tensor.Tensor) {
+	if got.DType.IsFloat() || r.native == nil {
+		return
+	}
+	if ts := tieSourceOfBuffer(u, r.native.Env, b.Name); ts != nil {
+		w := what{kind: "buffer", name: b.Name}
+		relaxTies(b.VsExpected, ts, got, r.expected(w))
+		relaxTies(b.VsEager, ts, got, w.pick(r.native))
+	}
 }
