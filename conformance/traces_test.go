@@ -23,6 +23,9 @@ import (
 //   - add.out/float32/1, add.out/float32/8: torch.add(t0, t1, out=t2), the buffer an input;
 //     /8 has zero elements
 //   - max.reduction_with_dim.out/float32/2: torch.max(t0, 0, out=(t1, t2)) of a 0-d tensor
+//   - constant_pad_nd/int64/7, constant_pad_nd/bool/7 (manifest_pad.jsonl): an empty
+//     [0, 3, 3] input padded by 1 in every dim is all the pad value (the eager
+//     interpreter's tensor.Pad returned zeros for an empty input)
 func TestCommittedEdgeTraces(t *testing.T) {
 	samples, err := ReadManifest("testdata/traces")
 	if err != nil {

@@ -54,7 +54,10 @@ func Pad(x *Tensor, pads []int, mode string, value float64) (*Tensor, error) {
 	if err := checkSizes(out); err != nil {
 		return nil, err
 	}
-	if x.Numel() == 0 || Numel(out) == 0 {
+	// An empty input padded with constants is all value (only constant
+	// padding of an empty input has elements: the other modes refuse to pad
+	// an empty dimension above, and leave the output empty otherwise).
+	if Numel(out) == 0 {
 		return New(x.DType, out...), nil
 	}
 	src := x.Contiguous()
