@@ -637,6 +637,7 @@ func (g *kernelGen) storeValue(n *loopir.Node, v value, vars map[string]string, 
 	if mem := g.r.store[n.Name]; mem != nil {
 		g.use(n.Name)
 		g.line("%s[%s] = %s;", mem.c, g.expr(st.Index, vars, tmps), g.storeExpr(mem.dt, v.c))
+		g.stashWrote(n) // stash.go
 	}
 	g.remember(n.Name, v)
 }

@@ -20,10 +20,11 @@ import (
 // affine and equal at every loop point), it has the value's dtype, no
 // member reads it before the last pass's store (the writer is in the last
 // pass; readers after it read the final value), the last pass reads the
-// stash back before that store overwrites it (the holder itself reads the
-// stashed value, through inlined members only: planStash; a read after
-// the holder's store in the pass, not served from the register the
-// first read left, recomputes instead: stashedLoad), and a multi-pass
+// stash back before that store overwrites it (a member of the last pass
+// emitted no later than the holder reads the value through inlined
+// members: planStash; the pass keeps it in a register for its later
+// readers, and a read after the holder's store that still reaches the
+// stash recomputes instead: stashedLoad), and a multi-pass
 // kernel's output never shares memory with a buffer the kernel reads
 // (render.go does not honour in-place plans in multi-pass kernels).
 // Values computed once are exact copies: the results are bit for bit
@@ -52,6 +53,7 @@ type stashPlan struct {
 	stored map[string]int          // inlined buffer -> the pass that stored it (absent: not yet)
 	pass   int                     // the pass being written; -1 outside the passes
 	last   int                     // the kernel's last pass (holds the outputs)
+	wrote  map[*loopir.Node]bool   // holders whose own store has been written
 }
 
 // planStash finds, for a reduction kernel of npass passes, the inlined
@@ -90,7 +92,21 @@ func (g *kernelGen) planStash(pass map[*loopir.Node]int, npass int) *stashPlan {
 			}
 		}
 	}
-	plan := &stashPlan{out: map[string]*loopir.Node{}, stored: map[string]int{}, pass: -1, last: npass - 1}
+	plan := &stashPlan{out: map[string]*loopir.Node{}, stored: map[string]int{}, pass: -1, last: npass - 1, wrote: map[*loopir.Node]bool{}}
+	// readBy(m, b): a member of the last pass, m or one emitted before it
+	// (kernel order), computes b: the last pass loads the stash there,
+	// before m's store overwrites it.
+	readBy := func(m *loopir.Node, b string) bool {
+		for _, r := range g.k.Nodes {
+			if p, ok := pass[r]; ok && p == npass-1 && g.inline[r.Name] == nil && g.readsInlined(r, b, plan.out) {
+				return true
+			}
+			if r == m {
+				return false
+			}
+		}
+		return false
+	}
 	taken := map[*loopir.Node]bool{}
 	for _, n := range g.k.Nodes { // kernel order: deterministic
 		if g.inline[n.Name] == nil || g.level(n) != "inner" || !costly(n) || passes[n.Name] < 2 {
@@ -101,12 +117,11 @@ func (g *kernelGen) planStash(pass map[*loopir.Node]int, npass int) *stashPlan {
 			continue
 		}
 		for _, m := range g.k.Nodes {
-			// m must read n itself (through inlined members): then the
-			// last pass loads the stash (and keeps it in a register for
-			// the pass's later readers) before m's store overwrites it.
-			// Another last-pass output written before any read of n (a
-			// sibling row's result) would be read back overwritten.
-			if taken[m] || !contains(lastInner, m) || !g.readsInlined(m, n.Name, plan.out) || g.r.p.Buffers[m.Name] == nil || g.r.p.Buffers[n.Name] == nil ||
+			// The last pass must read n at or before m: an output
+			// written before any read of n (a sibling row's result, as
+			// log_softmax's beside softmax's) would be read back
+			// overwritten.
+			if taken[m] || !contains(lastInner, m) || !readBy(m, n.Name) || g.r.p.Buffers[m.Name] == nil || g.r.p.Buffers[n.Name] == nil ||
 				g.r.p.Buffers[m.Name].DType != g.r.p.Buffers[n.Name].DType {
 				continue
 			}
@@ -119,10 +134,10 @@ func (g *kernelGen) planStash(pass map[*loopir.Node]int, npass int) *stashPlan {
 		}
 	}
 	// A value stashed later may cut a chain checked above: keep only the
-	// pairs whose holder still computes the value (dropping a pair only
-	// lengthens the others' chains).
+	// pairs still read in time (dropping a pair only lengthens the
+	// others' chains).
 	for b, m := range plan.out {
-		if !g.readsInlined(m, b, plan.out) {
+		if !readBy(m, b) {
 			delete(plan.out, b)
 		}
 	}
@@ -146,8 +161,8 @@ func (g *kernelGen) stashedLoad(buf string) (value, bool) {
 	if p, ok := sp.stored[buf]; !ok || p >= sp.pass {
 		return value{}, false
 	}
-	if _, done := g.lookup(m.Name); done {
-		return value{}, false // m's store already overwrote the stash in this pass: recompute
+	if sp.wrote[m] {
+		return value{}, false // m's store already overwrote the stash: recompute
 	}
 	n := g.inline[buf]
 	idx, _ := storeIndex(m)
@@ -203,6 +218,14 @@ func (g *kernelGen) readsInlined(m *loopir.Node, buf string, stashed map[string]
 		return false
 	}
 	return walk(m)
+}
+
+// stashWrote records that n's own store has been written (storeValue):
+// a stash n holds is gone from then on.
+func (g *kernelGen) stashWrote(n *loopir.Node) {
+	if g.stash != nil {
+		g.stash.wrote[n] = true
+	}
 }
 
 func costly(n *loopir.Node) bool {
