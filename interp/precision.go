@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gcdbg/ir"
 	"gcdbg/tensor"
@@ -18,11 +19,15 @@ const (
 	// Float64 runs the graph with every floating input and every floating
 	// dtype argument promoted to float64: the accuracy verdict's reference.
 	Float64
-	// Float64Noise is Float64 with a random relative perturbation of
-	// float32's unit roundoff (2^-24, times √K for an op that sums K terms)
-	// applied to every op's fresh floating result: Monte Carlo arithmetic,
-	// an estimate of how far a plain float32 computation of this graph
-	// strays from Float64 through rounding alone.
+	// Float64Noise is Float64 with a random perturbation of float32's
+	// unit roundoff (2^-24, times √K for an op that sums K terms) applied
+	// to every op's fresh floating result, relative to the result — or,
+	// for sums of terms (sum, mean, matmuls, convolutions), to the larger
+	// of the result and the terms' 2-norm, so a sum that cancels keeps
+	// float32's noise; results that select an input element (max, sorts)
+	// stay exact. Monte Carlo arithmetic: an estimate of how far a plain
+	// float32 computation of this graph strays from Float64 through
+	// rounding alone.
 	Float64Noise
 )
 
@@ -90,7 +95,7 @@ func (p *precision) arg(v ir.Value) ir.Value {
 
 // result perturbs an op's fresh floating results under Float64Noise.
 func (p *precision) result(d *ir.OpDef, args []ir.Value, out ir.Value) ir.Value {
-	if p == nil || !p.noise {
+	if p == nil || !p.noise || selects(d) {
 		return out
 	}
 	var ins []*tensor.Tensor
@@ -99,21 +104,138 @@ func (p *precision) result(d *ir.OpDef, args []ir.Value, out ir.Value) ir.Value 
 	}
 	var outs []*tensor.Tensor
 	collectTensors(out, &outs)
-	for _, t := range outs {
+	mags := termNorms(d, args, len(outs))
+	for k, t := range outs {
 		if !t.DType.IsFloat() || shares(t, ins) {
 			continue
+		}
+		var mag *tensor.Tensor
+		if mags != nil && slices.Equal(mags[k].Shape, t.Shape) {
+			mag = mags[k]
 		}
 		scale := unitRoundoff * math.Sqrt(math.Max(1, termsPerResult(d, ins, t)))
 		n := t.Numel()
 		for i := 0; i < n; i++ {
 			v := t.Flat(i)
-			if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
 				continue
 			}
-			t.SetFlat(i, v*(1+scale*(2*p.rng.Float64()-1)))
+			// The rounding error of a sum is relative to its terms, not to
+			// its result: where the terms cancel (a gradient that is zero in
+			// exact arithmetic) float32 leaves noise of the size of the
+			// terms' 2-norm (a random walk of partial sums); where they do
+			// not, |result| >= that norm and the perturbation is relative.
+			size := math.Abs(v)
+			if mag != nil {
+				if m := math.Abs(mag.Flat(i)); m > size && !math.IsInf(m, 0) {
+					size = m
+				}
+			}
+			if size == 0 {
+				continue
+			}
+			t.SetFlat(i, v+size*scale*(2*p.rng.Float64()-1))
 		}
 	}
 	return out
+}
+
+// selects reports whether d's floating results are elements of its inputs
+// (max, min, sorts, max pooling): float32 computes them exactly, and
+// perturbing them would break the equality masks built from them (the
+// derivative of amax in a stable log_softmax: eq(x, amax(x))).
+func selects(d *ir.OpDef) bool {
+	if d.Kind == ir.KindSort {
+		return true
+	}
+	switch d.Name {
+	case "aten.amax", "aten.amin", "aten.max", "aten.min", "aten.maximum", "aten.minimum",
+		"aten.max_pool1d", "aten.max_pool2d", "aten.max_pool3d":
+		return true
+	}
+	return false
+}
+
+// termNorms is, for an op whose result element is a sum of terms (sum,
+// mean, matmuls, convolutions), the 2-norm of those terms per result
+// element: the op on the squares of its floating arguments (and of float
+// scalars such as addmm's alpha and beta), square-rooted; for mean, the
+// terms are x/K. Nil for other ops, whose rounding is relative to their
+// result, and when the op refuses the squared arguments.
+func termNorms(d *ir.OpDef, args []ir.Value, nOut int) []*tensor.Tensor {
+	switch {
+	case d.Kind == ir.KindMatmul, d.Kind == ir.KindConv, d.Name == "aten.sum", d.Name == "aten.mean":
+	default:
+		return nil
+	}
+	sq := make([]ir.Value, len(args))
+	for i, a := range args {
+		sq[i] = squareArg(a)
+	}
+	out, err := ir.Call(d, sq)
+	if err != nil {
+		return nil
+	}
+	var norms []*tensor.Tensor
+	collectTensors(out, &norms)
+	if len(norms) != nOut {
+		return nil
+	}
+	for _, t := range norms {
+		if !t.DType.IsFloat() {
+			return nil
+		}
+		k := 1.0
+		if x := sqTensor(args); d.Name == "aten.mean" && x != nil {
+			k = math.Max(1, termsPerResult(d, []*tensor.Tensor{x}, t))
+		}
+		for i := 0; i < t.Numel(); i++ {
+			t.SetFlat(i, math.Sqrt(math.Abs(t.Flat(i))/k))
+		}
+	}
+	return norms
+}
+
+// sqTensor is the first tensor argument (mean's input).
+func sqTensor(args []ir.Value) *tensor.Tensor {
+	var ts []*tensor.Tensor
+	for _, a := range args {
+		collectTensors(a, &ts)
+	}
+	if len(ts) == 0 {
+		return nil
+	}
+	return ts[0]
+}
+
+// squareArg is a with its floating tensors and float scalars squared;
+// integers (dims, strides) and everything else stay.
+func squareArg(a ir.Value) ir.Value {
+	switch x := a.(type) {
+	case *tensor.Tensor:
+		if !x.DType.IsFloat() {
+			return x
+		}
+		if t, err := tensor.Unary("square", x); err == nil {
+			return t
+		}
+		return x
+	case float64:
+		return x * x
+	case ir.Tuple:
+		out := make(ir.Tuple, len(x))
+		for i := range x {
+			out[i] = squareArg(x[i])
+		}
+		return out
+	case ir.List:
+		out := make(ir.List, len(x))
+		for i := range x {
+			out[i] = squareArg(x[i])
+		}
+		return out
+	}
+	return a
 }
 
 // termsPerResult estimates how many rounded terms one result element sums:

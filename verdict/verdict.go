@@ -23,8 +23,9 @@
 // When an independent result exists (PyTorch's), the reference itself is
 // checked: PyTorch's distance from F must be explained by float32 rounding,
 // which is estimated by running the graph in float64 with a random
-// relative perturbation of float32's unit roundoff after every op
-// (Monte Carlo arithmetic, scaled by √K for a K-term reduction). A
+// perturbation of float32's unit roundoff after every op (Monte Carlo
+// arithmetic, scaled by √K for a K-term sum and relative to the terms'
+// 2-norm where they cancel: interp.Float64Noise). A
 // disagreement far beyond that fails the verdict and says so.
 package verdict
 
