@@ -140,26 +140,32 @@ func (g *kernelGen) e(x loopir.Expr) string { return g.expr(x, nil, nil) }
 
 // externArgs binds the extern node's ir arguments to its schema.
 func (g *kernelGen) externArgs(n *loopir.Node) []ir.Arg {
-	if g.r.p.Graph == nil {
-		g.fail("no graph for extern %s", n.Name)
-		return nil
-	}
-	irn := g.r.irNode(n.IRNode)
-	if irn == nil {
-		g.fail("extern %s: no graph node %q", n.Name, n.IRNode)
-		return nil
-	}
-	d := ir.Lookup(irn.Target)
-	if d == nil {
-		g.fail("extern %s: %q is not a canonical op", n.Name, irn.Target)
-		return nil
-	}
-	bound, err := d.Schema.Bind(irn.Args, irn.Kwargs)
+	bound, err := g.r.externArgs(n)
 	if err != nil {
-		g.fail("extern %s: %v", n.Name, err)
+		g.fail("%v", err)
 		return nil
 	}
 	return bound
+}
+
+// externArgs binds the extern node's ir arguments to its schema.
+func (r *renderer) externArgs(n *loopir.Node) ([]ir.Arg, error) {
+	if r.p.Graph == nil {
+		return nil, fmt.Errorf("no graph for extern %s", n.Name)
+	}
+	irn := r.irNode(n.IRNode)
+	if irn == nil {
+		return nil, fmt.Errorf("extern %s: no graph node %q", n.Name, n.IRNode)
+	}
+	d := ir.Lookup(irn.Target)
+	if d == nil {
+		return nil, fmt.Errorf("extern %s: %q is not a canonical op", n.Name, irn.Target)
+	}
+	bound, err := d.Schema.Bind(irn.Args, irn.Kwargs)
+	if err != nil {
+		return nil, fmt.Errorf("extern %s: %v", n.Name, err)
+	}
+	return bound, nil
 }
 
 // extern writes the library call of n into its output buffer.

@@ -105,6 +105,7 @@ func Render(p *loopir.Program, kernels []*loopir.Kernel, plan *sched.MemoryPlan,
 		}
 	}
 	r.foldTransposedGEMMs()
+	r.elideZeroFulls() // scatter_zero.go
 	r.aliasInputOutputs()
 	r.collectSymbols()
 	if err := r.layout(); err != nil {

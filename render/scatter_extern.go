@@ -28,7 +28,16 @@ func (g *kernelGen) scatterAddExtern(n *loopir.Node, args []ir.Arg, out *storage
 		g.fail("scatter_add %s: 4 arguments expected", n.Name)
 		return
 	}
-	self, ix, src := g.operand(args[0], "self"), g.operand(args[2], "index"), g.operand(args[3], "src")
+	// An all-zero self is written, not read (below): it needs no memory
+	// (elideZeroFulls drops its kernel when nothing else reads it).
+	zero := zeroFull(args[0])
+	var self *loopir.View
+	if zero {
+		self = g.r.p.Values[args[0].(*ir.Node).Name]
+	} else {
+		self = g.operand(args[0], "self")
+	}
+	ix, src := g.operand(args[2], "index"), g.operand(args[3], "src")
 	dim, ok := args[1].(int64)
 	if self == nil || ix == nil || src == nil || !ok {
 		g.fail("scatter_add %s: tensors and an int dim are needed", n.Name)
@@ -79,8 +88,10 @@ func (g *kernelGen) scatterAddExtern(n *loopir.Node, args []ir.Arg, out *storage
 	g.ind++
 	g.line("const int64_t NO = %s, K = %s, NI = %s, NJ = %s, N = NO * NJ * NI;", prod(ix.Sizes[:d]), g.e(ix.Sizes[d]),
 		prod(ix.Sizes[d+1:]), g.e(ob.Sizes[d]))
-	g.line("const %s *S = %s; const %s *I = %s; const %s *X = %s; %s *Y = %s;", t, g.r.store[self.Buffer].c, it,
-		g.r.store[ix.Buffer].c, t, g.r.store[src.Buffer].c, t, out.c)
+	if !zero {
+		g.line("const %s *S = %s;", t, g.r.store[self.Buffer].c)
+	}
+	g.line("const %s *I = %s; const %s *X = %s; %s *Y = %s;", it, g.r.store[ix.Buffer].c, t, g.r.store[src.Buffer].c, t, out.c)
 	// out = self (self over the result's sizes, through its own strides)
 	g.line("#pragma omp parallel for if(N > 32768)")
 	g.line("for (int64_t f = 0; f < N; f++) {")
@@ -105,11 +116,11 @@ func (g *kernelGen) scatterAddExtern(n *loopir.Node, args []ir.Arg, out *storage
 	if contiguous {
 		selfAt = append(selfAt, "f")
 	}
-	if zeroFull(args[0]) {
+	if zero {
 		// self is full(size, 0.0) (an embedding's gradient): write the
 		// zeros instead of reading them (64 MB less read for a 32,000 x
 		// 512 table).
-		g.line("Y[f] = (%s)0; (void)S;", t)
+		g.line("Y[f] = (%s)0;", t)
 	} else {
 		g.line("Y[f] = S[%s];", strings.Join(selfAt, " + "))
 	}
