@@ -52,45 +52,18 @@ func AdaptiveMaxPool(x *tensor.Tensor, out []int) (*tensor.Tensor, error) {
 	if !x.DType.IsFloat() {
 		return nil, fmt.Errorf("\"adaptive_max_pool%dd\" not implemented for '%s'", k, x.DType)
 	}
-	res := x.Contiguous()
-	for i := k - 1; i >= 0; i-- {
-		d := x.Dim() - k + i
-		in, o := res.Shape[d], out[i]
-		if o <= 0 || in <= 0 {
-			return nil, fmt.Errorf("adaptive_max_pool: output size %d and input size %d must be positive", o, in)
-		}
-		shape := append([]int{}, res.Shape...)
-		shape[d] = o
-		next := tensor.New(x.DType, shape...)
-		outer, inner := 1, 1
-		for j := 0; j < d; j++ {
-			outer *= shape[j]
-		}
-		for j := d + 1; j < len(shape); j++ {
-			inner *= shape[j]
-		}
-		src := res.Floats()
-		for j := 0; j < o; j++ {
-			s, e := j*in/o, ((j+1)*in+o-1)/o
-			for a := 0; a < outer; a++ {
-				for b := 0; b < inner; b++ {
-					m := math.Inf(-1)
-					for t := s; t < e; t++ {
-						v := src[(a*in+t)*inner+b]
-						if v > m || math.IsNaN(v) {
-							m = v
-							if math.IsNaN(v) {
-								break
-							}
-						}
-					}
-					next.SetFlat((a*o+j)*inner+b, m)
-				}
+	return adaptivePoolSeparable(x, out, "adaptive_max_pool", func(w []float64) float64 {
+		m := math.Inf(-1)
+		for _, v := range w {
+			if math.IsNaN(v) {
+				return v
+			}
+			if v > m {
+				m = v
 			}
 		}
-		res = next
-	}
-	return res, nil
+		return m
+	})
 }
 
 // LocalResponseNorm is F.local_response_norm over dim 1.
@@ -485,13 +458,27 @@ func init() {
 
 // AdaptiveAvgPool is adaptive average pooling over the trailing len(out) dims.
 func AdaptiveAvgPool(x *tensor.Tensor, out []int) (*tensor.Tensor, error) {
+	return adaptivePoolSeparable(x, out, "adaptive_avg_pool", func(w []float64) float64 {
+		acc := 0.0
+		for _, v := range w {
+			acc += v
+		}
+		return acc / float64(len(w))
+	})
+}
+
+// adaptivePoolSeparable pools the trailing len(out) dims one dim at a time
+// (adaptive windows are separable for mean and max): window j of a dim of
+// size in covers [j*in/o, ceil((j+1)*in/o)), reduced by reduce.
+func adaptivePoolSeparable(x *tensor.Tensor, out []int, name string, reduce func([]float64) float64) (*tensor.Tensor, error) {
 	k := len(out)
 	res := x.Contiguous()
+	var w []float64
 	for i := k - 1; i >= 0; i-- {
 		d := x.Dim() - k + i
 		in, o := res.Shape[d], out[i]
 		if o <= 0 || in <= 0 {
-			return nil, fmt.Errorf("adaptive_avg_pool: output size %d and input size %d must be positive", o, in)
+			return nil, fmt.Errorf("%s: output size %d and input size %d must be positive", name, o, in)
 		}
 		shape := append([]int{}, res.Shape...)
 		shape[d] = o
@@ -508,11 +495,11 @@ func AdaptiveAvgPool(x *tensor.Tensor, out []int) (*tensor.Tensor, error) {
 			s, e := j*in/o, ((j+1)*in+o-1)/o
 			for a := 0; a < outer; a++ {
 				for b := 0; b < inner; b++ {
-					acc := 0.0
+					w = w[:0]
 					for t := s; t < e; t++ {
-						acc += src[(a*in+t)*inner+b]
+						w = append(w, src[(a*in+t)*inner+b])
 					}
-					next.SetFlat((a*o+j)*inner+b, acc/float64(e-s))
+					next.SetFlat((a*o+j)*inner+b, reduce(w))
 				}
 			}
 		}
