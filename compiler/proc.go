@@ -45,7 +45,7 @@ type workerProc struct {
 	replies chan reply
 	exited  chan struct{} // closed once the process has been waited for
 	waitErr error
-	stderr  *tailBuffer
+	stderr  *TailBuffer
 }
 
 var pool struct {
@@ -69,7 +69,7 @@ func startWorker() (*workerProc, error) {
 	}
 	// The worker must not outlive gcdbg, even when gcdbg is killed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	w := &workerProc{cmd: cmd, replies: make(chan reply, 1), exited: make(chan struct{}), stderr: &tailBuffer{max: 8192}}
+	w := &workerProc{cmd: cmd, replies: make(chan reply, 1), exited: make(chan struct{}), stderr: &TailBuffer{Max: 8192}}
 	cmd.Stderr = w.stderr
 	if w.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, err
@@ -226,24 +226,24 @@ func WorkerPID() int {
 	return pool.w.cmd.Process.Pid
 }
 
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
+// TailBuffer keeps the last Max bytes written to it (a child process's stderr).
+type TailBuffer struct {
 	mu  sync.Mutex
-	max int
+	Max int
 	b   []byte
 }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
+func (t *TailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = t.b[len(t.b)-t.max:]
+	if len(t.b) > t.Max {
+		t.b = t.b[len(t.b)-t.Max:]
 	}
 	return len(p), nil
 }
 
-func (t *tailBuffer) String() string {
+func (t *TailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)

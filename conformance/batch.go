@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"gcdbg/compiler"
 	"io"
 	"os/exec"
 	"strings"
@@ -30,7 +31,7 @@ type judgeProc struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	answers chan judgeReply
-	stderr  *tail
+	stderr  *compiler.TailBuffer
 }
 
 type judgeReply struct {
@@ -46,7 +47,7 @@ func (b *Batch) start() (*judgeProc, error) {
 	cmd := exec.Command(b.Bin, "__judge")
 	// a group of its own, so a kill takes its children (compilers) too
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	p := &judgeProc{cmd: cmd, answers: make(chan judgeReply, 1), stderr: &tail{max: 4096}}
+	p := &judgeProc{cmd: cmd, answers: make(chan judgeReply, 1), stderr: &compiler.TailBuffer{Max: 4096}}
 	cmd.Stderr = p.stderr
 	var err error
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
@@ -138,27 +139,4 @@ func (b *Batch) Run(args []string, timeout time.Duration) (int, []byte, []byte, 
 		b.kill()
 		return 0, nil, nil, true, nil
 	}
-}
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = t.b[len(t.b)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }
