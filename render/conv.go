@@ -544,7 +544,13 @@ func (g *kernelGen) avgPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loo
 	}
 	cip, div := g.avgArgs(args, 5)
 	t := g.ctype(ob.DType)
-	g.line("{ /* avg_pool2d */")
+	// int64 as PyTorch's CPU kernel: the window's sum in int64 divided by
+	// the divisor with C's truncating division.
+	acc, res, note := "double", fmt.Sprintf("(%s)(s / div)", t), ""
+	if ob.DType == tensor.Int64 {
+		acc, res, note = "int64_t", "s / (int64_t)div", " (int64: sums in int64, truncating division)"
+	}
+	g.line("{ /* avg_pool2d%s */", note)
 	g.ind++
 	g.pool4(x, ob.Sizes[2], ob.Sizes[3])
 	g.line("#pragma omp parallel for if(NC * OH * OW > 32768)")
@@ -553,9 +559,9 @@ func (g *kernelGen) avgPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loo
 	g.line("    for (int64_t ow = 0; ow < OW; ow++) {")
 	g.ind += 3
 	g.avgWindow(p, cip, div)
-	g.line("double s = 0;")
+	g.line("%s s = 0;", acc)
 	g.line("for (int64_t ih = hs; ih < he; ih++) for (int64_t iw = ws; iw < we; iw++) s += %s;", g.xAt(x, "nc", "ih", "iw"))
-	g.line("%s[(nc * OH + oh) * OW + ow] = (hs >= he || ws >= we) ? 0 : (%s)(s / div);", out.c, t)
+	g.line("%s[(nc * OH + oh) * OW + ow] = (hs >= he || ws >= we) ? 0 : %s;", out.c, res)
 	g.ind -= 3
 	g.line("    }")
 	g.ind--

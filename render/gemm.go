@@ -230,10 +230,6 @@ func (g *kernelGen) extern(n *loopir.Node) {
 	case "max_pool2d_backward":
 		g.maxPoolBackward(n, args, out, ob)
 	case "avg_pool2d":
-		if ob.DType == tensor.Int64 {
-			g.avgPoolInt(n, args, out, ob) // pool_nd.go
-			return
-		}
 		g.avgPool(n, args, out, ob)
 	case "avg_pool2d_backward":
 		g.avgPoolBackward(n, args, out, ob)

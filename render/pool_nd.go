@@ -264,33 +264,3 @@ func (g *kernelGen) maxPoolIndicesBackward(n *loopir.Node, args []ir.Arg, out *s
 	g.ind--
 	g.line("}")
 }
-
-// avgPoolInt writes avg_pool2d of an int64 input as PyTorch's CPU kernel
-// computes it: the window's sum in int64 divided by the divisor with C's
-// truncating division (conv.go's avgPool is the floating form; the
-// windows and divisors are its own).
-func (g *kernelGen) avgPoolInt(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	x := g.operand(args[0], "input")
-	p, ok := g.poolArgs(n, args, 1, false)
-	if x == nil || !ok || len(x.Sizes) != 4 || ob.DType != tensor.Int64 {
-		g.fail("%s %s: a 4-D int64 input and int windows are needed", n.Op, n.Name)
-		return
-	}
-	cip, div := g.avgArgs(args, 5)
-	g.line("{ /* avg_pool2d (int64: sums in int64, truncating division) */")
-	g.ind++
-	g.pool4(x, ob.Sizes[2], ob.Sizes[3])
-	g.line("#pragma omp parallel for if(NC * OH * OW > 32768)")
-	g.line("for (int64_t nc = 0; nc < NC; nc++)")
-	g.line("  for (int64_t oh = 0; oh < OH; oh++)")
-	g.line("    for (int64_t ow = 0; ow < OW; ow++) {")
-	g.ind += 3
-	g.avgWindow(p, cip, div)
-	g.line("int64_t s = 0;")
-	g.line("for (int64_t ih = hs; ih < he; ih++) for (int64_t iw = ws; iw < we; iw++) s += %s;", g.xAt(x, "nc", "ih", "iw"))
-	g.line("%s[(nc * OH + oh) * OW + ow] = (hs >= he || ws >= we) ? 0 : s / (int64_t)div;", out.c)
-	g.ind -= 3
-	g.line("    }")
-	g.ind--
-	g.line("}")
-}
