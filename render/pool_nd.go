@@ -189,37 +189,7 @@ func (g *kernelGen) maxUnpool(n *loopir.Node, args []ir.Arg, out *storage, ob *l
 		g.fail("%s %s: 4-D or 5-D input and indices are needed", n.Op, n.Name)
 		return
 	}
-	rank := len(x.Sizes)
-	t := g.ctype(ob.DType)
-	xs, is, os := g.strides(x.Strides), g.strides(ix.Strides), g.strides(ob.Strides)
-	sz := func(v []loopir.Expr, i int) string { return g.e(v[rank-3+i]) }
-	node := sanitizeIdent(n.Name)
-	if len(n.Origins) > 0 {
-		node = sanitizeIdent(n.Origins[len(n.Origins)-1]) + " (" + node + ")"
-	}
-	g.line("{ /* max_unpool3d: each element to the plane position its index names, in order; the rest zero */")
-	g.ind++
-	g.line("const int64_t C = %s, P = %s, D = %s, H = %s, W = %s, OD = %s, OH = %s, OW = %s;", g.e(x.Sizes[rank-4]),
-		planesOf(g, x.Sizes), sz(x.Sizes, 0), sz(x.Sizes, 1), sz(x.Sizes, 2), sz(ob.Sizes, 0), sz(ob.Sizes, 1), sz(ob.Sizes, 2))
-	g.line("const %s *X = %s; const int64_t *I = %s;", t, g.ptr(x), g.ptr(ix))
-	g.line("#pragma omp parallel for if(P * OD * OH * OW > 32768)")
-	g.line("for (int64_t pl = 0; pl < P; pl++) {")
-	g.ind++
-	g.line("(void)C;")
-	g.line("const %s *xp = X + %s; const int64_t *ipl = I + %s;", t, planeBase(xs, rank, "C"), planeBase(is, rank, "C"))
-	g.line("%s *op = %s + %s;", t, out.c, planeBase(os, rank, "C"))
-	g.line("for (int64_t a = 0; a < OD; a++) for (int64_t b = 0; b < OH; b++) for (int64_t c = 0; c < OW; c++)")
-	g.line("  op[a * (%s) + b * (%s) + c * (%s)] = 0;", os[rank-3], os[rank-2], os[rank-1])
-	g.line("for (int64_t a = 0; a < D; a++) for (int64_t b = 0; b < H; b++) for (int64_t c = 0; c < W; c++) {")
-	g.line("  const int64_t j = ipl[a * (%s) + b * (%s) + c * (%s)];", is[rank-3], is[rank-2], is[rank-1])
-	g.line("  if (__builtin_expect(j < 0 || j >= OD * OH * OW, 0)) gcdbg_oob(\"%s\", \"an output plane of max_unpool\", j, OD * OH * OW);", node)
-	g.line("  const int64_t jd = j / (OH * OW), jh = (j / OW) %% OH, jw = j %% OW;")
-	g.line("  op[jd * (%s) + jh * (%s) + jw * (%s)] = xp[a * (%s) + b * (%s) + c * (%s)];", os[rank-3], os[rank-2], os[rank-1], xs[rank-3], xs[rank-2], xs[rank-1])
-	g.line("}")
-	g.ind--
-	g.line("}")
-	g.ind--
-	g.line("}")
+	g.planeScatter(n, x, x, ix, out, ob, "=", "max_unpool3d: each element to the plane position its index names, in order; the rest zero", "an output plane of max_unpool")
 }
 
 // maxPoolIndicesBackward writes adaptive_max_pool3d_backward(grad_output,
@@ -232,32 +202,41 @@ func (g *kernelGen) maxPoolIndicesBackward(n *loopir.Node, args []ir.Arg, out *s
 		g.fail("%s %s: 4-D or 5-D grad_output, self and indices are needed", n.Op, n.Name)
 		return
 	}
+	g.planeScatter(n, gy, x, ix, out, ob, "+=", n.Op+": each output gradient added at the input element its index names", "an input plane of the pool")
+}
+
+// planeScatter writes, per plane of x's leading dims, zeros into out and
+// then each element of src (D×H×W) at the position its index names in
+// out's plane (OD×OH×OW), in order, with assign ("=" for max_unpool, "+="
+// for the pools' gradient). x gives the channel and plane counts; an index
+// outside the plane stops the program naming the node.
+func (g *kernelGen) planeScatter(n *loopir.Node, src, x, ix *loopir.View, out *storage, ob *loopir.Buffer, assign, comment, what string) {
 	rank := len(x.Sizes)
 	t := g.ctype(ob.DType)
-	gs, is, os := g.strides(gy.Strides), g.strides(ix.Strides), g.strides(ob.Strides)
+	ss, is, os := g.strides(src.Strides), g.strides(ix.Strides), g.strides(ob.Strides)
 	sz := func(v []loopir.Expr, i int) string { return g.e(v[rank-3+i]) }
 	node := sanitizeIdent(n.Name)
 	if len(n.Origins) > 0 {
 		node = sanitizeIdent(n.Origins[len(n.Origins)-1]) + " (" + node + ")"
 	}
-	g.line("{ /* %s: each output gradient added at the input element its index names */", n.Op)
+	g.line("{ /* %s */", comment)
 	g.ind++
 	g.line("const int64_t C = %s, P = %s, D = %s, H = %s, W = %s, OD = %s, OH = %s, OW = %s;", g.e(x.Sizes[rank-4]),
-		planesOf(g, x.Sizes), sz(x.Sizes, 0), sz(x.Sizes, 1), sz(x.Sizes, 2), sz(gy.Sizes, 0), sz(gy.Sizes, 1), sz(gy.Sizes, 2))
-	g.line("const %s *G = %s; const int64_t *I = %s;", t, g.ptr(gy), g.ptr(ix))
+		planesOf(g, x.Sizes), sz(src.Sizes, 0), sz(src.Sizes, 1), sz(src.Sizes, 2), sz(ob.Sizes, 0), sz(ob.Sizes, 1), sz(ob.Sizes, 2))
+	g.line("const %s *S = %s; const int64_t *I = %s;", t, g.ptr(src), g.ptr(ix))
 	g.line("#pragma omp parallel for if(P * D * H * W > 32768)")
 	g.line("for (int64_t pl = 0; pl < P; pl++) {")
 	g.ind++
 	g.line("(void)C;")
-	g.line("const %s *gp = G + %s; const int64_t *ipl = I + %s;", t, planeBase(gs, rank, "C"), planeBase(is, rank, "C"))
-	g.line("%s *dx = %s + %s;", t, out.c, planeBase(os, rank, "C"))
-	g.line("for (int64_t a = 0; a < D; a++) for (int64_t b = 0; b < H; b++) for (int64_t c = 0; c < W; c++)")
-	g.line("  dx[a * (%s) + b * (%s) + c * (%s)] = 0;", os[rank-3], os[rank-2], os[rank-1])
-	g.line("for (int64_t a = 0; a < OD; a++) for (int64_t b = 0; b < OH; b++) for (int64_t c = 0; c < OW; c++) {")
+	g.line("const %s *sp = S + %s; const int64_t *ipl = I + %s;", t, planeBase(ss, rank, "C"), planeBase(is, rank, "C"))
+	g.line("%s *op = %s + %s;", t, out.c, planeBase(os, rank, "C"))
+	g.line("for (int64_t a = 0; a < OD; a++) for (int64_t b = 0; b < OH; b++) for (int64_t c = 0; c < OW; c++)")
+	g.line("  op[a * (%s) + b * (%s) + c * (%s)] = 0;", os[rank-3], os[rank-2], os[rank-1])
+	g.line("for (int64_t a = 0; a < D; a++) for (int64_t b = 0; b < H; b++) for (int64_t c = 0; c < W; c++) {")
 	g.line("  const int64_t j = ipl[a * (%s) + b * (%s) + c * (%s)];", is[rank-3], is[rank-2], is[rank-1])
-	g.line("  if (__builtin_expect(j < 0 || j >= D * H * W, 0)) gcdbg_oob(\"%s\", \"an input plane of the pool\", j, D * H * W);", node)
-	g.line("  const int64_t jd = j / (H * W), jh = (j / W) %% H, jw = j %% W;")
-	g.line("  dx[jd * (%s) + jh * (%s) + jw * (%s)] += gp[a * (%s) + b * (%s) + c * (%s)];", os[rank-3], os[rank-2], os[rank-1], gs[rank-3], gs[rank-2], gs[rank-1])
+	g.line("  if (__builtin_expect(j < 0 || j >= OD * OH * OW, 0)) gcdbg_oob(\"%s\", \"%s\", j, OD * OH * OW);", node, what)
+	g.line("  const int64_t jd = j / (OH * OW), jh = (j / OW) %% OH, jw = j %% OW;")
+	g.line("  op[jd * (%s) + jh * (%s) + jw * (%s)] %s sp[a * (%s) + b * (%s) + c * (%s)];", os[rank-3], os[rank-2], os[rank-1], assign, ss[rank-3], ss[rank-2], ss[rank-1])
 	g.line("}")
 	g.ind--
 	g.line("}")
