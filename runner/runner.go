@@ -6,11 +6,14 @@ package runner
 
 import (
 	"fmt"
+	"os"
 	"sort"
+	"sync"
 	"time"
 
 	"gcdbg/compiler"
 	"gcdbg/stages"
+	"gcdbg/termsafe"
 	"gcdbg/trace"
 	"gcdbg/verdict"
 )
@@ -210,7 +213,9 @@ func runGraph(tr *trace.Trace, u *stages.Unit, opt Options) (GraphResult, *refer
 		gr.Stages["saved_bytes_save_everything"] = u.SaveAll.SavedBytes
 	}
 
+	stop := stillRunning(fmt.Sprintf("graph %q's reference runs (eager float32, float64, simulated float32 rounding)", termsafe.String(name)))
 	refs, err := newReferences(u)
+	stop()
 	if err != nil {
 		return gr, nil, where(err)
 	}
@@ -257,4 +262,28 @@ func timeEager(u *stages.Unit, runs int) (Timing, error) {
 		}
 	}
 	return t, nil
+}
+
+// stillRunning prints a line to stderr every 10 s until the returned
+// function is called, as the compiler does while cc runs: at real sizes the
+// eager reference runs take minutes, and a silent terminal looks hung.
+func stillRunning(what string) func() {
+	start := time.Now()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(10 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				fmt.Fprintf(os.Stderr, "gcdbg: still running %s: %.0f s so far\n", what, time.Since(start).Seconds())
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
 }
