@@ -192,7 +192,9 @@ func (g *kernelGen) varsOf(n *loopir.Node) map[string]string {
 	switch g.level(n) {
 	case "red":
 		g.bind(vars, "x", n.Ranges, g.sp.outer, xs)
-		g.bind(vars, "r", n.ReduceRanges, g.sp.reduce, rs)
+		if !g.bindMerged(vars, n, rs) { // reduce_merge.go
+			g.bind(vars, "r", n.ReduceRanges, g.sp.reduce, rs)
+		}
 	case "inner":
 		g.bind(vars, "x", n.Ranges, append(append([]loopir.Expr{}, g.sp.outer...), g.sp.reduce...), append(xs, rs...))
 	default:
@@ -236,6 +238,9 @@ func (g *kernelGen) render() (string, error) {
 		g.pointwiseNest(without(g.k.Nodes, ext))
 	case red != nil:
 		g.sp = space{outer: squeeze(red.Ranges), reduce: squeeze(red.ReduceRanges)}
+		if m := g.planReduceMerge(g.sp.reduce); m != nil { // reduce_merge.go
+			g.sp.reduce = m.apply(g.sp.reduce)
+		}
 		g.reductionNest()
 	default:
 		g.sp = space{outer: squeeze(g.k.Nodes[0].Ranges)}
