@@ -668,6 +668,18 @@ func (g *kernelGen) adaptiveAvgPool(n *loopir.Node, args []ir.Arg, out *storage,
 		g.line("      for (int64_t ih = hs; ih < he; ih++) for (int64_t iw = ws; iw < we; iw++) dx[ih * W + iw] += gv;")
 	} else {
 		g.line("      double s = 0;")
+		if rowsFlat(x) {
+			// A cell of whole rows (a global average pool: OW = 1) is one
+			// contiguous run: a vector loop (omp simd reduction, double
+			// lanes; gcc "loop vectorized") instead of a scalar nest whose
+			// inner loop is one row (convnet_train's gap: 0.17 ms on one
+			// thread).
+			g.line("      if (ws == 0 && we == W) {")
+			g.line("        const %s *px = &%s;", t, g.xAt(x, "nc", "hs", "0"))
+			g.line("        #pragma omp simd reduction(+:s)")
+			g.line("        for (int64_t i = 0; i < (he - hs) * W; i++) s += px[i];")
+			g.line("      } else")
+		}
 		g.line("      for (int64_t ih = hs; ih < he; ih++) for (int64_t iw = ws; iw < we; iw++) s += %s;", g.xAt(x, "nc", "ih", "iw"))
 		g.line("      %s[(nc * OH + oh) * OW + ow] = (%s)(s / div);", out.c, t)
 	}
@@ -676,4 +688,10 @@ func (g *kernelGen) adaptiveAvgPool(n *loopir.Node, args []ir.Arg, out *storage,
 	g.line("}")
 	g.ind--
 	g.line("}")
+}
+
+// rowsFlat reports whether a 4-D view's rows are one contiguous run per
+// plane (stride of W 1, stride of H = W).
+func rowsFlat(x *loopir.View) bool {
+	return len(x.Sizes) == 4 && x.Strides[3].String() == "1" && x.Strides[2].String() == x.Sizes[3].String()
 }
