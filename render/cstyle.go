@@ -286,6 +286,10 @@ func (g *kernelGen) literal(v float64, dt tensor.DType) string {
 	case v == math.MinInt64:
 		return "(-9223372036854775807LL - 1)"
 	}
+	// An integer constant is the value cast to its dtype, wrapping as PyTorch casts a
+	// scalar operand to a uint8/int8/int32 tensor's dtype: uint8 x == -1 is x == 255
+	// (C would compare the promoted int with -1).
+	v = tensor.Round(dt, v)
 	s := strconv.FormatInt(int64(v), 10)
 	if dt == tensor.Int64 {
 		s = "((" + g.ctype(dt) + ")" + s + "LL)"

@@ -77,13 +77,11 @@ var extMiscDecompositions = []decomposition{
 			keep := b.o("logical_or", b.o("gt", a[0], th), b.o("isnan", a[0]))
 			return b.o("where", keep, a[0], b.o("full", ir.Tuple{}, v, b.dtype(a[0])))
 		}},
-	{"aten.softmin", "softmin(x, d) = softmax(-x, d)",
+	// F.softmin is (-input).softmax(dim, dtype=dtype): the negation is in the input's dtype,
+	// so a uint8 x gives 256 - x (wrapping) before the cast to dtype.
+	{"aten.softmin", "softmin(x, d, dtype) = softmax(-x, d, dtype), -x in x's dtype",
 		func(b *builder, a []ir.Arg) ir.Arg {
-			x := a[0]
-			if a[3] != nil {
-				x = b.o("to_dtype", x, a[3])
-			}
-			return b.softmax([]ir.Arg{b.o("neg", x), a[1], nil}, false)
+			return b.softmax([]ir.Arg{b.o("neg", a[0]), a[1], a[3]}, false)
 		}},
 	{"aten.new_zeros", "x.new_zeros(size) = full(size, 0, dtype or x.dtype)",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.newFull(a[0], a[1], int64(0), a[2]) }},
