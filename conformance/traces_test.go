@@ -26,6 +26,21 @@ import (
 //   - constant_pad_nd/int64/7, constant_pad_nd/bool/7 (manifest_pad.jsonl): an empty
 //     [0, 3, 3] input padded by 1 in every dim is all the pad value (the eager
 //     interpreter's tensor.Pad returned zeros for an empty input)
+//   - bfloat16 (manifest_bf16.jsonl), where gcdbg computed otherwise than PyTorch's kernels:
+//     nn.functional.poisson_nll_loss/bfloat16/12 (full=True, a target of exactly 0: PyTorch's
+//     gradient there is NaN, 0 * log(0), gcdbg's safe-where decomposition gave -0.22);
+//     nn.functional.triplet_margin_loss/bfloat16/5 (the norm rounded x*x, the sum and the sqrt
+//     to bfloat16 each: 10.125 where PyTorch's float accumulation gives 10.0);
+//     nn.functional.avg_pool1d/bfloat16/7 (window sums rounded per add: -3.953 for -3.922);
+//     nn.functional.max_pool1d/bfloat16/11 and /495 (equal maxima in a window: the gradient
+//     went half to each, PyTorch's all to the first); topk/bfloat16/1 (a tie for the third
+//     place: gcdbg's stable order picked index 5, ATen's nth_element index 9)
+//   - dtype and 0-d rules (manifest_dtype.jsonl): cumsum/int32/3 and prod/bool/19 (dtype= is
+//     the result's dtype: gcdbg said int64), cumsum.out/int8/3 (out= without dtype= sums into
+//     the buffer's dtype), nn.functional.bilinear/int32/0 and /uint8/5 (integers stay in their
+//     dtype), index_select/float32/0 and index_select.out/int64/0 (a 0-d self gives a 0-d
+//     result; gcdbg said [1]), nn.functional.batch_norm/float32/3 and /4 (a [0] input is
+//     cloned, training or not; gcdbg refused a 1-D input)
 func TestCommittedEdgeTraces(t *testing.T) {
 	samples, err := ReadManifest("testdata/traces")
 	if err != nil {

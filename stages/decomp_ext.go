@@ -556,11 +556,12 @@ func (b *builder) vectorNorm(x ir.Arg, p float64, dims, keepdim, dtype ir.Arg) i
 	if dims == nil {
 		dims = ir.Tuple{}
 	}
+	xf, round := b.opmath(x) // ATen's norm accumulates a narrow float in float, rounds once
 	switch {
 	case p == 2:
-		return b.o("sqrt", b.o("sum", b.o("mul", x, x), dims, keepdim))
+		return round(b.o("sqrt", b.o("sum", b.o("mul", xf, xf), dims, keepdim)))
 	case p == 1:
-		return b.o("sum", b.o("abs", x), dims, keepdim)
+		return round(b.o("sum", b.o("abs", xf), dims, keepdim))
 	case math.IsInf(p, 1):
 		return b.o("amax", b.o("abs", x), dims, keepdim)
 	case math.IsInf(p, -1):
@@ -568,7 +569,7 @@ func (b *builder) vectorNorm(x ir.Arg, p float64, dims, keepdim, dtype ir.Arg) i
 	case p == 0:
 		return b.o("to_dtype", b.o("sum", b.o("ne", x, int64(0)), dims, keepdim), b.dtype(x))
 	}
-	return b.o("pow", b.o("sum", b.o("pow", b.o("abs", x), p), dims, keepdim), 1/p)
+	return round(b.o("pow", b.o("sum", b.o("pow", b.o("abs", xf), p), dims, keepdim), 1/p))
 }
 
 func (b *builder) rollDim(x ir.Arg, d, shift int) ir.Arg {

@@ -88,7 +88,9 @@ var extMoreDecompositions = []decomposition{
 			l := b.o("add", b.o("where", b.o("ne", t, int64(1)), mc, b.zeroLike(mc)), b.o("where", b.o("ne", t, int64(-1)), x, b.zeroLike(x)))
 			return b.reduceC(l, a[3], x)
 		}},
-	{"aten.poisson_nll_loss", "poisson_nll_loss(x, t) = reduce(exp(x) - t * x) (log_input), else x - t * log(x + eps); full adds t*log(t) - t + 0.5*log(2*pi*t) where t > 1",
+	// full: ATen's formula (Loss.cpp), the Stirling term of the target itself masked where t <= 1, not
+	// of a safe substitute: its gradient there is 0 * (log t + 0.5/t), NaN at t == 0 as in PyTorch.
+	{"aten.poisson_nll_loss", "poisson_nll_loss(x, t) = reduce(exp(x) - t * x) (log_input), else x - t * log(x + eps); full adds where(t > 1, t*log(t) - t + 0.5*log(2*pi*t), 0)",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			x, t := a[0], a[1]
 			var l ir.Arg
@@ -98,9 +100,7 @@ var extMoreDecompositions = []decomposition{
 				l = b.o("sub", x, b.o("mul", t, b.o("log", b.o("add", x, a[4]))))
 			}
 			if b.bool(a[3]) {
-				one := b.o("full", ir.Tuple{}, int64(1), b.dtype(t))
-				ts := b.o("where", b.o("gt", t, int64(1)), t, one)
-				st := b.o("add", b.o("sub", b.o("mul", ts, b.o("log", ts)), ts), b.o("mul", b.o("log", b.o("mul", ts, 2*math.Pi)), 0.5))
+				st := b.o("add", b.o("sub", b.o("mul", t, b.o("log", t)), t), b.o("mul", b.o("log", b.o("mul", t, 2*math.Pi)), 0.5))
 				l = b.o("add", l, b.o("where", b.o("gt", t, int64(1)), st, b.zeroLike(st)))
 			}
 			return b.reduceC(l, a[5], x)

@@ -48,8 +48,18 @@ var extNN2Decompositions = []decomposition{
 			}
 			return b.adaptive(a[0], out, "avg")
 		}},
-	{"aten.max_pool1d", "max_pool1d(x, k, s, p, d) = maximum over j < k of slice(pad(x, p, -inf), -1, j*d, .., s)",
+	// A floating max_pool1d is max_pool1d_with_indices (decomp_pool.go), as ATen runs it when the input
+	// takes a gradient: the gradient goes to the window's first maximum (its last NaN), where a maximum
+	// chain's derivative splits it between equal elements (ties are common in bfloat16, or after a relu).
+	{"aten.max_pool1d", "max_pool1d(x, k, s, p, d, c) = max_pool1d_with_indices(x, k, s, p, d, c)[0] for floats; integers: maximum over j < k of slice(pad(x, p, -inf), -1, j*d, .., s)",
 		func(b *builder, a []ir.Arg) ir.Arg {
+			if b.dtype(a[0]).IsFloat() {
+				r := b.d.table["aten.max_pool1d_with_indices"].fn(b, a[:6])
+				if t, ok := r.(ir.Tuple); ok && !b.bool(a[6]) {
+					return t[0]
+				}
+				return r
+			}
 			if b.bool(a[6]) {
 				b.failf("max_pool1d: return_indices=True is not supported by gcdbg")
 				return nil
@@ -68,7 +78,8 @@ var extNN2Decompositions = []decomposition{
 				y := b.o("avg_pool2d", x2, sizesArg([]int{1, k}), sizesArg([]int{1, s}), sizesArg([]int{0, p}), a[4], a[5])
 				return b.o("squeeze", y, ir.Tuple{int64(-2)})
 			}
-			return b.pool1d(a[0], k, s, p, 1, false, "avg")
+			xf, round := b.opmath(a[0]) // a narrow float sums in float, rounds once (ATen's avg_pool2d)
+			return round(b.pool1d(xf, k, s, p, 1, false, "avg"))
 		}},
 	{"aten.adaptive_avg_pool1d", "adaptive_avg_pool1d(x, o) = sum over j < K of where(start + j < end, index_select(x, -1, min(start + j, end - 1)), 0) / (end - start)",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.adaptive(a[0], b.ints(a[1]), "avg") }},

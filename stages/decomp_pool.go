@@ -155,7 +155,8 @@ func (b *builder) avgPool(x ir.Arg, nd int, k, s, p []int, ceil, cip bool, div i
 		b.failf("avg_pool%dd: expected %d window values and an input with %d spatial dims", nd, nd, nd)
 		return nil
 	}
-	sum := x
+	xf, round := b.opmath(x) // a narrow float sums in float, rounds once (ATen's pooling kernels)
+	sum := xf
 	for i := nd - 1; i >= 0; i-- {
 		sum = b.poolDim(sum, n-nd+i, k[i], s[i], p[i], 1, ceil, "sum")
 	}
@@ -197,7 +198,7 @@ func (b *builder) avgPool(x ir.Arg, nd int, k, s, p []int, ceil, cip bool, div i
 		}
 	}
 	if b.dtype(x).IsFloat() {
-		return b.o("div", sum, cnt)
+		return round(b.o("div", sum, cnt))
 	}
 	q := b.o("floor_divide", sum, cnt)
 	var signDiffers ir.Arg
