@@ -12,12 +12,13 @@ import (
 	"gcdbg/tensor"
 )
 
-// sort and topk compile to generated C (render/sort.go), not an eager
-// fallback, and agree exactly — values and indices — with the reference
-// tensor.Sort/Topk: stable (ties keep index order), NaN above every number,
+// sort and topk compile to generated C (render/sort.go, render/topk.go), not
+// an eager fallback, and agree exactly — values and indices — with the
+// reference tensor.Sort/Topk: sort stable (ties keep index order), topk in
+// ATen's order among ties (sorted or not), NaN above every number,
 // ±inf, both directions, the sort dimension strided or seen through a
 // permute, short rows (insertion sort) and long odd-length rows (merge).
-const sortGraph = `def forward(self, x: "f32[6, 45, 5]", y: "f32[7, 12]"):
+const sortGraph = `def forward(self, x: "f32[6, 45, 5]", y: "f32[7, 12]", z: "f32[3, 300]"):
     a, ai = torch.sort(x, dim=1)
     b, bi = torch.sort(x, 1, True)
     c, ci = torch.sort(y)
@@ -26,7 +27,10 @@ const sortGraph = `def forward(self, x: "f32[6, 45, 5]", y: "f32[7, 12]"):
     f, fi = torch.topk(x, 7, dim=1)
     h, hi = torch.topk(y, 3, 0, False)
     k, ki = torch.sort(x, dim=0)
-    return (a, ai, b, bi, c, ci, d, di, e, ei, f, fi, h, hi, k, ki)
+    m, mi = torch.topk(z, 2)
+    n, ni = torch.topk(z, 40, 1, False)
+    p, pi = torch.topk(x, 7, 1, True, False)
+    return (a, ai, b, bi, c, ci, d, di, e, ei, f, fi, h, hi, k, ki, m, mi, n, ni, p, pi)
 `
 
 func TestCompiledSortMatchesReference(t *testing.T) {
@@ -69,8 +73,8 @@ func TestCompiledSortMatchesReference(t *testing.T) {
 		}
 		return x
 	}
-	x, y := fill(6, 45, 5), fill(7, 12)
-	res, err := compiler.Exec(art.Library, &art.Manifest, map[string]*tensor.Tensor{"x": x, "y": y}, compiler.ExecOptions{})
+	x, y, z := fill(6, 45, 5), fill(7, 12), fill(3, 300)
+	res, err := compiler.Exec(art.Library, &art.Manifest, map[string]*tensor.Tensor{"x": x, "y": y, "z": z}, compiler.ExecOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +105,15 @@ func TestCompiledSortMatchesReference(t *testing.T) {
 	add("topk(y, 3, 0, smallest)", v, i, err)
 	v, i, err = tensor.Sort(x, 0, false, true)
 	add("sort(x, 0)", v, i, err)
+	// topk's order is ATen's (libstdc++'s partial_sort for k*64 <= n, else nth_element, then
+	// introsort of the first k-1 when sorted): tensor.Topk's, which matches PyTorch's indices
+	// (tensor.TestTopkTiesPyTorch); the generated C must pick the same among ties
+	v, i, err = tensor.Topk(z, 2, -1, true, true)
+	add("topk(z, 2) (partial_sort)", v, i, err)
+	v, i, err = tensor.Topk(z, 40, 1, false, true)
+	add("topk(z, 40, 1, smallest) (introsort of 39)", v, i, err)
+	v, i, err = tensor.Topk(x, 7, 1, true, false)
+	add("topk(x, 7, 1, sorted=False)", v, i, err)
 	if len(res.Outputs) != 2*len(want) {
 		t.Fatalf("%d outputs, want %d", len(res.Outputs), 2*len(want))
 	}

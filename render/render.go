@@ -353,6 +353,7 @@ func (r *renderer) program() (*Source, error) {
 		head.WriteString(narrowPrelude(r))
 		head.WriteString(gemmPrelude(r))
 		head.WriteString(convPrelude(r))
+		head.WriteString(topkPrelude(r))
 	}
 	code := head.String()
 	line := strings.Count(code, "\n") + 1

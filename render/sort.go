@@ -16,8 +16,8 @@ import (
 // (value, index) pairs, sorted stably — insertion sort for short rows, a
 // bottom-up merge sort otherwise — and its first k pairs are stored.
 // The order is PyTorch's: ties keep index order and NaN sorts above every
-// number (last ascending, first descending). topk is a sort that keeps k
-// (PyTorch returns topk sorted, as does the reference).
+// number (last ascending, first descending). topk orders as ATen's topk
+// does, which is not stable (topk.go).
 
 // sortInsertionMax is the longest row sorted by insertion (fewer moves
 // than merging at this size, and no ping-pong between scratch halves).
@@ -92,6 +92,10 @@ func (g *kernelGen) sortPlan(n *loopir.Node, args []ir.Arg, x *loopir.View, ob *
 // sortExtern writes the sort/topk of n into its two outputs (values into
 // out, int64 indices into the node's second write).
 func (g *kernelGen) sortExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
+	if n.Op == "topk" { // ATen's (unstable) order: topk.go
+		g.topkExtern(n, args, out, ob)
+		return
+	}
 	x := g.operand(args[0], n.Op+" self")
 	if x == nil {
 		return
@@ -103,6 +107,46 @@ func (g *kernelGen) sortExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *
 	t := g.ctype(ob.DType)
 	before := func(a, b string) string { return sortBefore(a, b, sp.desc, sp.isFloat) }
 	g.line("/* %s %s along dim %d (%s), stable; NaN above every number */", n.Op, n.Name, sp.dim, map[bool]string{true: "descending", false: "ascending"}[sp.desc])
+	// Scratch: two halves of R pairs (merge sort ping-pongs between them).
+	g.sortRows(sp, t, x, []string{
+		fmt.Sprintf("%s *v = (%s *)malloc(2 * (R > 0 ? R : 1) * sizeof(%s));", t, t, t),
+		"int64_t *ix = (int64_t *)malloc(2 * (R > 0 ? R : 1) * sizeof(int64_t));",
+	}, "v && ix", "free(v); free(ix);", func() {
+		g.line("for (int64_t j = 0; j < R; j++) { v[j] = X[xo + j * (%s)]; ix[j] = j; }", sp.sx)
+		g.line("%s *sv = v; int64_t *si = ix;", t)
+		g.line("if (R <= %d) {", sortInsertionMax)
+		g.line("  for (int64_t j = 1; j < R; j++) {")
+		g.line("    const %s tv = v[j]; const int64_t ti = ix[j]; int64_t p = j - 1;", t)
+		g.line("    while (p >= 0 && %s) { v[p + 1] = v[p]; ix[p + 1] = ix[p]; p--; }", before("tv", "v[p]"))
+		g.line("    v[p + 1] = tv; ix[p + 1] = ti;")
+		g.line("  }")
+		g.line("} else {")
+		// Bottom-up merge: runs of width w from (sv, si) into (dv, di); the
+		// left run wins unless the right element is strictly before it.
+		g.line("  %s *dv = v + R; int64_t *di = ix + R;", t)
+		g.line("  for (int64_t w = 1; w < R; w *= 2) {")
+		g.line("    for (int64_t lo = 0; lo < R; lo += 2 * w) {")
+		g.line("      const int64_t mid = lo + w < R ? lo + w : R, hi = lo + 2 * w < R ? lo + 2 * w : R;")
+		g.line("      int64_t a = lo, b = mid, c = lo;")
+		g.line("      while (a < mid && b < hi) {")
+		g.line("        if (%s) { dv[c] = sv[b]; di[c++] = si[b++]; } else { dv[c] = sv[a]; di[c++] = si[a++]; }", before("sv[b]", "sv[a]"))
+		g.line("      }")
+		g.line("      while (a < mid) { dv[c] = sv[a]; di[c++] = si[a++]; }")
+		g.line("      while (b < hi) { dv[c] = sv[b]; di[c++] = si[b++]; }")
+		g.line("    }")
+		g.line("    %s *tv = sv; sv = dv; dv = tv; int64_t *ti = si; si = di; di = ti;", t)
+		g.line("  }")
+		g.line("}")
+		g.line("for (int64_t j = 0; j < K; j++) { %s[vo + j * (%s)] = sv[j]; %s[io + j * (%s)] = si[j]; }", out.c, sp.so, sp.ist.c, sp.si)
+	})
+}
+
+// sortRows writes the frame sort and topk (topk.go) run in: R, K, NO and
+// the input X; per thread the scratch (its declarations, the condition
+// that it was allocated, the line that frees it); one iteration per row
+// with the row's offsets xo, vo, io unravelled from its number, in which
+// body writes the row's work.
+func (g *kernelGen) sortRows(sp sortPlan, t string, x *loopir.View, scratch []string, ok, free string, body func()) {
 	g.line("{")
 	g.ind++
 	g.line("const int64_t R = %s, K = %s, NO = %s;", sp.R, sp.K, sp.NO)
@@ -110,10 +154,10 @@ func (g *kernelGen) sortExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *
 	g.line("#pragma omp parallel if(NO > 1 && NO * R > 16384)")
 	g.line("{")
 	g.ind++
-	// Scratch: two halves of R pairs (merge sort ping-pongs between them).
-	g.line("%s *v = (%s *)malloc(2 * (R > 0 ? R : 1) * sizeof(%s));", t, t, t)
-	g.line("int64_t *ix = (int64_t *)malloc(2 * (R > 0 ? R : 1) * sizeof(int64_t));")
-	g.line("if (v && ix) {")
+	for _, l := range scratch {
+		g.line("%s", l)
+	}
+	g.line("if (%s) {", ok)
 	g.ind++
 	g.line("#pragma omp for")
 	g.line("for (int64_t o = 0; o < NO; o++) {")
@@ -123,37 +167,12 @@ func (g *kernelGen) sortExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *
 	for _, l := range sp.unravel {
 		g.line("%s", l)
 	}
-	g.line("for (int64_t j = 0; j < R; j++) { v[j] = X[xo + j * (%s)]; ix[j] = j; }", sp.sx)
-	g.line("%s *sv = v; int64_t *si = ix;", t)
-	g.line("if (R <= %d) {", sortInsertionMax)
-	g.line("  for (int64_t j = 1; j < R; j++) {")
-	g.line("    const %s tv = v[j]; const int64_t ti = ix[j]; int64_t p = j - 1;", t)
-	g.line("    while (p >= 0 && %s) { v[p + 1] = v[p]; ix[p + 1] = ix[p]; p--; }", before("tv", "v[p]"))
-	g.line("    v[p + 1] = tv; ix[p + 1] = ti;")
-	g.line("  }")
-	g.line("} else {")
-	// Bottom-up merge: runs of width w from (sv, si) into (dv, di); the
-	// left run wins unless the right element is strictly before it.
-	g.line("  %s *dv = v + R; int64_t *di = ix + R;", t)
-	g.line("  for (int64_t w = 1; w < R; w *= 2) {")
-	g.line("    for (int64_t lo = 0; lo < R; lo += 2 * w) {")
-	g.line("      const int64_t mid = lo + w < R ? lo + w : R, hi = lo + 2 * w < R ? lo + 2 * w : R;")
-	g.line("      int64_t a = lo, b = mid, c = lo;")
-	g.line("      while (a < mid && b < hi) {")
-	g.line("        if (%s) { dv[c] = sv[b]; di[c++] = si[b++]; } else { dv[c] = sv[a]; di[c++] = si[a++]; }", before("sv[b]", "sv[a]"))
-	g.line("      }")
-	g.line("      while (a < mid) { dv[c] = sv[a]; di[c++] = si[a++]; }")
-	g.line("      while (b < hi) { dv[c] = sv[b]; di[c++] = si[b++]; }")
-	g.line("    }")
-	g.line("    %s *tv = sv; sv = dv; dv = tv; int64_t *ti = si; si = di; di = ti;", t)
-	g.line("  }")
-	g.line("}")
-	g.line("for (int64_t j = 0; j < K; j++) { %s[vo + j * (%s)] = sv[j]; %s[io + j * (%s)] = si[j]; }", out.c, sp.so, sp.ist.c, sp.si)
+	body()
 	g.ind--
 	g.line("}")
 	g.ind--
 	g.line("}")
-	g.line("free(v); free(ix);")
+	g.line("%s", free)
 	g.ind--
 	g.line("}")
 	g.ind--

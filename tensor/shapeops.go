@@ -330,11 +330,13 @@ func Sort(x *Tensor, dim int, descending, stable bool) (*Tensor, *Tensor, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	return sortK(x, d, -1, descending)
+	return sortK(x, d, -1, descending, nil)
 }
 
-// sortK sorts along dim d and keeps the first k (k < 0 = all).
-func sortK(x *Tensor, d, k int, descending bool) (*Tensor, *Tensor, error) {
+// sortK sorts along dim d and keeps the first k (k < 0 = all): stably, or
+// with topk's order (ATen's, topk_order.go) when topkSorted is not nil
+// (its value is topk's sorted).
+func sortK(x *Tensor, d, k int, descending bool, topkSorted *bool) (*Tensor, *Tensor, error) {
 	mask := make([]bool, x.Dim())
 	if x.Dim() > 0 {
 		mask[d] = true
@@ -384,12 +386,21 @@ func sortK(x *Tensor, d, k int, descending bool) (*Tensor, *Tensor, error) {
 		for i := range ord {
 			ord[i] = i
 		}
-		sort.SliceStable(ord, func(i, j int) bool {
-			if descending {
-				return less(run[ord[j]], run[ord[i]])
-			}
-			return less(run[ord[i]], run[ord[j]])
-		})
+		if topkSorted != nil {
+			stdTopk(ord, k, *topkSorted, func(a, b int) bool { // ATen's comparator: NaN ranks first when largest
+				if descending {
+					return less(run[b], run[a])
+				}
+				return less(run[a], run[b])
+			})
+		} else {
+			sort.SliceStable(ord, func(i, j int) bool {
+				if descending {
+					return less(run[ord[j]], run[ord[i]])
+				}
+				return less(run[ord[i]], run[ord[j]])
+			})
+		}
 		for j := 0; j < k; j++ {
 			o := row*k + j
 			idxs.S.I[o] = int64(ord[j])
@@ -415,7 +426,9 @@ func sortK(x *Tensor, d, k int, descending bool) (*Tensor, *Tensor, error) {
 	return v.Contiguous(), ix.Contiguous(), nil
 }
 
-// Topk is torch.topk(x, k, dim, largest, sorted); results are always sorted.
+// Topk is torch.topk(x, k, dim, largest, sorted) on the CPU: its order,
+// among equal values too (and unsorted when sorted is false), is ATen's
+// (topk_order.go).
 func Topk(x *Tensor, k, dim int, largest, sorted bool) (*Tensor, *Tensor, error) {
 	if err := checkT(x); err != nil {
 		return nil, nil, err
@@ -431,7 +444,7 @@ func Topk(x *Tensor, k, dim int, largest, sorted bool) (*Tensor, *Tensor, error)
 	if k < 0 || k > n {
 		return nil, nil, fmt.Errorf("selected index k out of range")
 	}
-	return sortK(x, d, k, largest)
+	return sortK(x, d, k, largest, &sorted)
 }
 
 // Flip is torch.flip(x, dims) (a copy, as in PyTorch).
