@@ -81,6 +81,7 @@ for p in "${pids[@]}"; do wait "$p"; done
 $GO build -o "$dir/conformance" ./conformance/cmd/conformance
 GCDBG_CACHE_DIR="$cache" "$dir/conformance" -dir "$dir" -bin "$dir/gcdbg" -j "$J" -coverage "$dir/coverage.txt" \
   -md "$md" -passing conformance/passing.txt "${update[@]}" "${merge[@]}" -torch "$torch" -dtypes "$dtypes" \
-  -note "$note" -command "conformance/run.sh $args" -results "${RESULTS:-/dev/null}" -commit "$commit" -date "$date"
+  -note "$note" -command "conformance/run.sh $args" -results "${RESULTS:-/dev/null}" -commit "$commit" -date "$date" \
+  -xfail conformance/xfail.tsv
 }
 main "$@"

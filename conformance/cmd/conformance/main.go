@@ -5,7 +5,7 @@
 //
 //	go run ./conformance/cmd/conformance -dir DIR -bin bin/gcdbg [-j 2] [-md docs/conformance.md]
 //	    [-passing conformance/passing.txt] [-update-passing] [-results out.json]
-//	    [-store conformance/results.tsv -commit C]
+//	    [-store conformance/results.tsv -commit C] [-xfail conformance/xfail.tsv]
 //
 // With -store the run is merged into the results store and the table and
 // the passing list are made from the whole store (conformance/store.go).
@@ -49,6 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	store := fs.String("store", "", "merge this run into the results store (conformance/results.tsv), under a lock, and make -md and -passing from the whole store")
 	commit := fs.String("commit", "", "the gcdbg commit judged (for the store; '+' marks uncommitted changes)")
 	date := fs.String("date", "", "when this run judged (for the store; default now, UTC)")
+	xfailPath := fs.String("xfail", "", "the samples wrong because of PyTorch (conformance/xfail.tsv): the table shows them in a column of their own; one that this run judged and that passes, or fails otherwise, fails the run")
 	var also multiFlag
 	fs.Var(&also, "also", "outcomes of an earlier run (its -results file) to include in the table and the passing check (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -70,6 +71,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "conformance:", err)
 		return 2
+	}
+	xfail := map[string]string{}
+	if *xfailPath != "" {
+		if xfail, err = conformance.ReadXFail(*xfailPath); err != nil {
+			fmt.Fprintln(stderr, "conformance:", err)
+			return 2
+		}
 	}
 	if _, err := os.Stat(*bin); err != nil {
 		fmt.Fprintln(stderr, "conformance: gcdbg binary:", err)
@@ -158,6 +166,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			rc = 1
 		}
 	}
+	for _, e := range conformance.CheckXFail(outs, xfail, false) {
+		fmt.Fprintln(stdout, "XFAIL", e)
+		rc = 1
+	}
 	var old []string
 	if *passing != "" {
 		old, err = conformance.ReadIDs(*passing)
@@ -188,7 +200,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 				rc = 1
 			}
 		}
-		if err := writeTable(*md, info, table); err != nil {
+		if err := writeTable(*md, info, conformance.ApplyXFail(table, xfail)); err != nil {
 			fmt.Fprintln(stderr, "conformance:", err)
 			return 2
 		}
@@ -243,7 +255,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		info.Selection = sel
 	}
 	info.Command = "conformance/run.sh --merge (runs merged into " + *store + "; the latest: " + *command + ")"
-	if err := writeTable(*md, info, st.Outs); err != nil {
+	if err := writeTable(*md, info, conformance.ApplyXFail(st.Outs, xfail)); err != nil {
 		fmt.Fprintln(stderr, "conformance:", err)
 		return 2
 	}
