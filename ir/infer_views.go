@@ -679,7 +679,10 @@ func inferIndexSelect(a Args) (Value, error) {
 		return nil, fmt.Errorf("%s: %v", a.Op.Name, err)
 	}
 	if len(sizes) == 0 {
-		sizes = []int{1}
+		if err := tensor.IndexSelect0dCheck(tensor.Numel(idx.Shape.Sizes())); err != nil {
+			return nil, err
+		}
+		return contig(x.DType, []int{}), nil // a 0-d self gives a 0-d result
 	}
 	sizes[d] = tensor.Numel(idx.Shape.Sizes())
 	return contig(x.DType, sizes), nil

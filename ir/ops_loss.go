@@ -283,6 +283,9 @@ func init() {
 		if t, err = tensor.Sum(t, []int{2}, false); err != nil {
 			return nil, err
 		}
+		if !x1.DType.IsFloat() {
+			t = t.To(x1.DType) // PyTorch's _trilinear sums integers in their own dtype (wrapping)
+		}
 		if bias != nil {
 			if t, err = tensor.Binary("add", t, bias); err != nil {
 				return nil, err

@@ -30,7 +30,13 @@ func init() {
 			if dt != tensor.Invalid {
 				x = x.To(dt)
 			}
-			return tensor.Reduce(op, x, dims, keep)
+			r, err := tensor.Reduce(op, x, dims, keep)
+			if err == nil && dt != tensor.Invalid && r.DType != dt {
+				// dtype= is the result's dtype: sum(int8 x, dtype=int32) is int32,
+				// prod(bool x, dtype=bool) bool (integer accumulation in int64 wraps to it)
+				r = r.To(dt)
+			}
+			return r, err
 		})
 	}
 	for _, name := range []string{"amax", "amin", "any", "all"} {

@@ -347,6 +347,10 @@ func (l *lowerer) reduction(n *ir.Node, op string, bound []ir.Arg) error {
 func (l *lowerer) gather(n *ir.Node, op string, bound []ir.Arg) error {
 	self, _, err := l.value(bound[0])
 	idxV, _, err2 := l.value(bound[2])
+	if err == nil && err2 == nil && self != nil && idxV != nil && !idxV.DType.IsFloat() &&
+		op == "index_select" && len(self.Sizes) == 0 && len(n.Meta.Tensor.Shape) == 0 {
+		return l.indexSelect0d(n, self, idxV)
+	}
 	if err != nil || err2 != nil || self == nil || idxV == nil || len(self.Sizes) == 0 || idxV.DType.IsFloat() {
 		return l.fallback(n, op, ir.KindIndex)
 	}
@@ -373,6 +377,26 @@ func (l *lowerer) gather(n *ir.Node, op string, bound []ir.Arg) error {
 	v := l.newBuffer("", Intermediate, m, n.Name)
 	b.store(v, vars, t)
 	l.p.Nodes = append(l.p.Nodes, b.node(v, Pointwise, out, nil, n.Name))
+	l.p.Values[n.Name] = v
+	return nil
+}
+
+// indexSelect0d is index_select of a 0-d self (a 0-d result, self's value,
+// for an index whose elements are all 0): the index's first element is
+// loaded as the indirect offset into self, bounded by 1, so generated code
+// checks it before the load; the eager interpreter checks every element.
+func (l *lowerer) indexSelect0d(n *ir.Node, self, idxV *View) error {
+	m := n.Meta.Tensor
+	b := newBody(l)
+	first := make([]Expr, len(idxV.Sizes))
+	for i := range first {
+		first[i] = C(0)
+	}
+	ti := b.load(idxV, first)
+	t := b.cast(b.loadAt(self.Buffer, self.DType, Add(self.Offset, Indirect{Tmp: ti, Bound: C(1)})), m.DType)
+	v := l.newBuffer("", Intermediate, m, n.Name)
+	b.store(v, nil, t)
+	l.p.Nodes = append(l.p.Nodes, b.node(v, Pointwise, nil, nil, n.Name))
 	l.p.Values[n.Name] = v
 	return nil
 }

@@ -82,7 +82,7 @@ var lossDecompositions = []decomposition{
 			out := append([]int{}, xs[:r-3]...)
 			return b.reshape(st, append(out, xs[r-3]*k[0]*k[1], oh*ow))
 		}},
-	{"aten.bilinear", "bilinear(x1, x2, w, b) = sum(view(mm(view(x1, [B, I]), view(permute(w, [1, 0, 2]), [I, O*J])), [B, O, J]) * view(x2, [B, 1, J]), 2) + b, viewed to x1's batch dims + [O]",
+	{"aten.bilinear", "bilinear(x1, x2, w, b) = sum(view(mm(view(x1, [B, I]), view(permute(w, [1, 0, 2]), [I, O*J])), [B, O, J]) * view(x2, [B, 1, J]), 2) (an integer sum cast back to x1's dtype) + b, viewed to x1's batch dims + [O]",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			x1, x2, w := a[0], a[1], a[2]
 			var bs []int
@@ -99,6 +99,9 @@ var lossDecompositions = []decomposition{
 			wp := b.reshape(b.permute(w, []int{1, 0, 2}), []int{i, o * j})
 			t := b.reshape(b.o("mm", b.reshape(x1, []int{n, i}), wp), []int{n, o, j})
 			y := b.o("sum", b.o("mul", t, b.reshape(x2, []int{n, 1, j})), ir.Tuple{int64(2)})
+			if dt := b.dtype(x1); !dt.IsFloat() {
+				y = b.o("to_dtype", y, dt) // PyTorch's _trilinear sums integers in their own dtype: int32 in, int32 out
+			}
 			if a[3] != nil {
 				y = b.o("add", y, a[3])
 			}
@@ -168,7 +171,7 @@ var lossDecompositions = []decomposition{
 				return nil
 			}
 			k := numelOf(xs[1:]) / g
-			y, _, _ := b.layerNorm(b.reshape(x, []int{xs[0], g, k}), []int{k}, nil, nil, a[4])
+			y := b.normRows(b.reshape(x, []int{xs[0], g, k}), []int{k}, a[4])
 			y = b.reshape(y, xs)
 			ps := make([]int, len(xs)-1)
 			for i := range ps {

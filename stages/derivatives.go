@@ -411,6 +411,12 @@ func init() {
 			xs, gs := c.sizes(0), c.n.Meta.Tensor.Shape.Sizes()
 			d := c.dim(c.num(c.a[1]), len(xs))
 			if len(xs) == 0 {
+				// a 0-d self: the result is self's value; PyTorch's backward
+				// (index_add into a 0-d zeros) takes only a one-element index
+				if k := numelOf(c.meta(2).Shape.Sizes()); k != 1 {
+					c.fail("index_select of a 0-dim self with an index of %d elements: PyTorch's backward rejects it (index_add: \"Dimension specified as 0 but tensor has no dimensions\")", k)
+					return
+				}
 				c.acc(0, c.g)
 				return
 			}

@@ -16,8 +16,9 @@ import (
 // functionalization does with out= ops.
 //
 // PyTorch resizes an out buffer of another shape (deprecated for a
-// non-empty one) and computes some ops in the buffer's dtype; gcdbg takes
-// only buffers of the result's shape and dtype and refuses the others.
+// non-empty one) and computes some ops in the buffer's dtype (outDTypeOps,
+// which gcdbg follows); otherwise gcdbg takes only buffers of the result's
+// shape and dtype and refuses the others.
 
 // outVariant handles a call with an out= keyword, and an in-place call
 // gcdbg has only the out-of-place op for (inplaceByCopy); handled is false
@@ -64,6 +65,9 @@ func (nz *normalizer) outVariant(n *ir.Node) (handled bool, err error) {
 	plain := *n
 	plain.Kwargs = append(append([]ir.Kwarg(nil), n.Kwargs[:at]...), n.Kwargs[at+1:]...)
 	plain.Meta.Tensor, plain.Meta.Items = nil, nil // the captured meta is the buffer's
+	if single {
+		plain.Kwargs = nz.outBufferDType(&plain, bufs[0])
+	}
 	if err := nz.call(&plain); err != nil {
 		return true, err
 	}
@@ -109,6 +113,37 @@ func (nz *normalizer) outVariant(n *ir.Node) (handled bool, err error) {
 		nz.mapped[n] = written
 	}
 	return true, nil
+}
+
+// outDTypeOps are the reductions and scans whose result, without dtype=, has
+// the out= buffer's dtype: their ATen meta functions take the result dtype
+// from the out tensor (torch.cumsum(int8 x, 1, out=int8 buf) sums into int8,
+// where torch.cumsum(x, 1) is int64).
+var outDTypeOps = map[string]bool{"aten.cumsum": true, "aten.cumprod": true, "aten.sum": true, "aten.prod": true}
+
+// outBufferDType returns plain's keyword arguments with dtype= the buffer's
+// dtype for an op of outDTypeOps called without a dtype (keyword or
+// positional), else plain's own.
+func (nz *normalizer) outBufferDType(plain *ir.Node, buf *ir.Node) []ir.Kwarg {
+	d, _, ok := canonicalFor(plain)
+	if !ok || !outDTypeOps[d.Name] {
+		return plain.Kwargs
+	}
+	bn, ok := nz.mapped[buf].(*ir.Node)
+	if !ok || bn.Meta.Tensor == nil {
+		return plain.Kwargs
+	}
+	for _, kv := range plain.Kwargs {
+		if kv.Name == "dtype" {
+			return plain.Kwargs
+		}
+	}
+	for i, p := range d.Schema.Params {
+		if p.Name == "dtype" && len(plain.Args) > i {
+			return plain.Kwargs
+		}
+	}
+	return append(append([]ir.Kwarg(nil), plain.Kwargs...), ir.Kwarg{Name: "dtype", Value: bn.Meta.Tensor.DType})
 }
 
 // inplaceByCopy handles an in-place call gcdbg has no in-place op for

@@ -353,6 +353,9 @@ func (nz *normalizer) call(n *ir.Node) error {
 	if handled, err := nz.nativeTupleCall(n); handled { // normalize_pt2.go: native_layer_norm, ...
 		return err
 	}
+	if handled, err := nz.composedCall(n); handled { // normalize_composed.go: F.dropout3d, F.instance_norm, ...
+		return err
+	}
 	if n.Op == ir.CallFunction && n.Target == "builtins.getattr" {
 		return nz.getattr(n)
 	}
@@ -374,6 +377,11 @@ func (nz *normalizer) call(n *ir.Node) error {
 		return err
 	}
 	atenIndices(n, d, args) // normalize_index.go: index_put's list of optional tensors
+	if d.Name == "aten.batch_norm" {
+		if handled, err := nz.emptyBatchNorm(n, args); handled { // normalize_bn_empty.go
+			return err
+		}
+	}
 	intHardtanhBounds(al, args)
 	return nz.emit(n, d, args)
 }

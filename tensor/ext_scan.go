@@ -32,8 +32,9 @@ func lanes(shape []int, d int, f func(base, step, n int)) {
 }
 
 // Cumulative is cumsum, cumprod or logcumsumexp along dim. dtype, when not
-// Invalid, converts first (torch.cumsum(x, d, dtype=...)); integer and bool
-// inputs of cumsum/cumprod accumulate in int64, as in PyTorch.
+// Invalid, converts first (torch.cumsum(x, d, dtype=...)) and is the result's
+// dtype; integer and bool inputs of cumsum/cumprod accumulate in int64, as in
+// PyTorch, and without dtype= the result is int64.
 func Cumulative(op string, x *Tensor, dim int, dtype DType) (*Tensor, error) {
 	if err := checkT(x); err != nil {
 		return nil, err
@@ -52,7 +53,9 @@ func Cumulative(op string, x *Tensor, dim int, dtype DType) (*Tensor, error) {
 	switch op {
 	case "cumsum", "cumprod":
 		if !dt.IsFloat() {
-			dt = Int64
+			if dtype == Invalid {
+				dt = Int64 // an integral scan without dtype= is int64; with it, that dtype (the int64 sums wrapped)
+			}
 			v, _ := loadI(x, nil, Int64)
 			lanes(x.Shape, d, func(b, s, n int) {
 				acc := int64(0)

@@ -23,8 +23,18 @@ func IndexSelect(x *Tensor, dim int, index *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if x.Dim() == 0 { // a 0-dim source behaves as one element along dim 0
-		x = x.View([]int{1}, []int{1}, x.Offset)
+	if x.Dim() == 0 {
+		// PyTorch (index_select_out_cpu_): a 0-d self gives a 0-d result,
+		// self's value, for an index of any length whose elements are all 0.
+		if err := IndexSelect0dCheck(index.Numel()); err != nil {
+			return nil, err
+		}
+		for i := 0; i < index.Numel(); i++ {
+			if j := index.FlatInt(i); j != 0 {
+				return nil, fmt.Errorf("index_select(): index %d is out of range in self (a 0-dim tensor)", j)
+			}
+		}
+		return x.Clone(), nil
 	}
 	shape := cp(x.Shape)
 	shape[d] = index.Numel()
@@ -47,6 +57,15 @@ func IndexSelect(x *Tensor, dim int, index *Tensor) (*Tensor, error) {
 		gatherCopy(out, i, x, x.Pos(idx))
 	}
 	return out, nil
+}
+
+// IndexSelect0dCheck refuses index_select of a 0-d self with an empty index:
+// PyTorch 1.13 returns a 0-d tensor it never writes (uninitialized memory).
+func IndexSelect0dCheck(indexNumel int) error {
+	if indexNumel == 0 {
+		return fmt.Errorf("index_select(): a 0-dim self with an empty index is not supported by gcdbg: PyTorch returns a 0-dim tensor it never writes (uninitialized memory), so there is no value to compute")
+	}
+	return nil
 }
 
 // Gather is torch.gather: out[i][j][k] = x[index[i][j][k]][j][k] (dim 0),
