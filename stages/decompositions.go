@@ -401,14 +401,17 @@ func (b *builder) softmax(a []ir.Arg, log bool) ir.Arg {
 	if a[2] != nil {
 		x = b.call("aten.to_dtype", x, a[2])
 	}
+	// ATen's softmax kernels compute a float16/bfloat16 row in float and round
+	// the result once; every step rounded to the narrow type is up to 4 ulps off.
+	x, round := b.opmath(x)
 	d := sizesArg([]int{b.int(a[1])})
 	shifted := b.call("aten.sub", x, b.call("aten.amax", x, d, true))
 	e := b.call("aten.exp", shifted)
 	z := b.call("aten.sum", e, d, true)
 	if log {
-		return b.call("aten.sub", shifted, b.call("aten.log", z))
+		return round(b.call("aten.sub", shifted, b.call("aten.log", z)))
 	}
-	return b.call("aten.div", e, z)
+	return round(b.call("aten.div", e, z))
 }
 
 func decompLayerNorm(b *builder, a []ir.Arg) ir.Arg {
@@ -416,31 +419,84 @@ func decompLayerNorm(b *builder, a []ir.Arg) ir.Arg {
 	return y
 }
 
-// layerNorm is layer_norm with its statistics (native_layer_norm's
-// mean and rstd, kept dims).
+// layerNorm is layer_norm with its statistics (native_layer_norm's mean and
+// rstd, kept dims), computed as PyTorch 1.13's CPU kernel
+// (LayerNormKernelImplInternal<T>) computes them:
+//
+//	scale = rstd, bias = -rstd * mean, y = (x * scale + bias) * w + b
+//
+// (not (x - mean) * rstd: for one element float32 leaves the rounding of
+// x * rstd, which PyTorch's fused multiply-add keeps). For float16/bfloat16
+// the kernel runs with T the narrow type: mean and var come out in it, rstd is
+// 1 / sqrt(var + eps) with every step rounded to it, bias = -rstd * mean is
+// rounded to it, and only y is computed in float and rounded once: a single
+// bfloat16 element x gives y = x * rstd + bf16(-rstd * x), 3.0 off for
+// x = -5.25, eps = 1e-5, which PyTorch returns. (PyTorch's mean and var are a
+// Welford recurrence in the narrow type; here they are the float statistics
+// rounded once, within an ulp or two of it.)
 func (b *builder) layerNorm(x ir.Arg, ns []int, w, bias, eps ir.Arg) (y, mean, rstd ir.Arg) {
+	dims, n, ok := b.normDims(x, ns)
+	if !ok {
+		return nil, nil, nil
+	}
+	dt := b.dtype(x)
+	xf, round := b.opmath(x)
+	mean, v := b.rowMoments(xf, dims, n)
+	var scale, shift ir.Arg
+	if narrow := dt == tensor.Float16 || dt == tensor.BFloat16; narrow {
+		mean, v = round(mean), round(v)
+		e := tensor.Round(dt, b.float(eps))
+		rstd = b.o("reciprocal", b.o("sqrt", b.o("add", v, e)))
+		scale = b.o("to_dtype", rstd, tensor.Float32)
+		shift = b.o("to_dtype", b.o("mul", b.o("neg", rstd), mean), tensor.Float32)
+	} else {
+		rstd = b.o("rsqrt", b.o("add", v, eps))
+		scale, shift = rstd, b.o("mul", b.o("neg", rstd), mean)
+	}
+	y = b.o("add", b.o("mul", xf, scale), shift)
+	if w != nil {
+		wf, _ := b.opmath(w)
+		y = b.o("mul", y, wf)
+	}
+	if bias != nil {
+		bf, _ := b.opmath(bias)
+		y = b.o("add", y, bf)
+	}
+	return round(y), mean, rstd
+}
+
+// normRows normalizes x over its trailing len(ns) dims as (x - mean) * rsqrt(var + eps)
+// in x's dtype, every step rounded to it (group_norm's rows).
+func (b *builder) normRows(x ir.Arg, ns []int, eps ir.Arg) ir.Arg {
+	dims, n, ok := b.normDims(x, ns)
+	if !ok {
+		return nil
+	}
+	mean, v := b.rowMoments(x, dims, n)
+	return b.o("mul", b.o("sub", x, mean), b.o("rsqrt", b.o("add", v, eps)))
+}
+
+// normDims checks that ns is x's trailing shape and returns those dims and
+// their element count.
+func (b *builder) normDims(x ir.Arg, ns []int) ([]int, int64, bool) {
 	xs := b.shape(x)
 	if len(ns) > len(xs) || !sameInts(xs[len(xs)-len(ns):], ns) {
 		b.failf("layer_norm: normalized_shape %v does not match the input's trailing dims %v", ns, xs)
-		return nil, nil, nil
+		return nil, 0, false
 	}
 	dims := make([]int, len(ns))
 	for i := range dims {
 		dims[i] = len(xs) - len(ns) + i
 	}
-	n := int64(numelOf(ns))
+	return dims, int64(numelOf(ns)), true
+}
+
+// rowMoments is the mean and the biased variance of x over dims (n elements), kept.
+func (b *builder) rowMoments(x ir.Arg, dims []int, n int64) (mean, v ir.Arg) {
 	mean = b.call("aten.div", b.call("aten.sum", x, sizesArg(dims), true), n)
 	xc := b.call("aten.sub", x, mean)
-	v := b.call("aten.div", b.call("aten.sum", b.call("aten.mul", xc, xc), sizesArg(dims), true), n)
-	rstd = b.call("aten.rsqrt", b.call("aten.add", v, eps))
-	y = b.call("aten.mul", xc, rstd)
-	if w != nil {
-		y = b.call("aten.mul", y, w)
-	}
-	if bias != nil {
-		y = b.call("aten.add", y, bias)
-	}
-	return y, mean, rstd
+	v = b.call("aten.div", b.call("aten.sum", b.call("aten.mul", xc, xc), sizesArg(dims), true), n)
+	return mean, v
 }
 
 func decompBatchNorm(b *builder, a []ir.Arg) ir.Arg {
@@ -527,7 +583,11 @@ func (b *builder) maxMin(a []ir.Arg, op string) ir.Arg {
 		return b.call("aten.a"+op, a[0])
 	}
 	d := b.int(a[1])
-	idx := b.call("aten.arg"+op, a[0], int64(d), a[2])
+	ordered := a[0]
+	if b.dtype(a[0]) == tensor.Bool { // PyTorch's max/min(dim) takes bool (argmax does not): false < true, as uint8
+		ordered = b.call("aten.to_dtype", a[0], tensor.Uint8)
+	}
+	idx := b.call("aten.arg"+op, ordered, int64(d), a[2])
 	if len(b.shape(a[0])) == 0 {
 		return ir.Tuple{b.call("aten.a"+op, a[0], sizesArg([]int{d}), a[2]), idx}
 	}
