@@ -232,7 +232,8 @@ var extDecompositions = []decomposition{
 				return nil
 			}
 			h := xs[d] / 2
-			return b.o("mul", b.o("slice", a[0], int64(d), int64(0), int64(h)), b.o("sigmoid", b.o("slice", a[0], int64(d), int64(h), int64(2*h))))
+			x, round := b.opmath(a[0]) // ATen's glu kernel: a narrow float in float, rounded once
+			return round(b.o("mul", b.o("slice", x, int64(d), int64(0), int64(h)), b.o("sigmoid", b.o("slice", x, int64(d), int64(h), int64(2*h)))))
 		}},
 
 	// Elementwise math.
