@@ -806,22 +806,32 @@ def measure(fn, inputs, runs, want_backward, warmup=3):
 # graph export
 
 
-_DROPOUT_FNS = {torch.nn.functional.dropout, torch.dropout}
+_F = torch.nn.functional
+# the functional dropouts: (feature, alpha, default training, the input rank batched calls have or
+# None); feature dropout draws one value per (sample, channel) (ATen's make_feature_noise); F.dropout1d
+# and F.dropout3d take an unbatched input by unsqueezing it to a batch of one, F.dropout2d never does
+_DROPOUT_FNS = {_F.dropout: (False, False, True, None), torch.dropout: (False, False, True, None),
+                _F.dropout2d: (True, False, True, None), _F.dropout3d: (True, False, True, 5),
+                _F.feature_alpha_dropout: (True, True, False, None)}
+if hasattr(_F, "dropout1d"):
+    _DROPOUT_FNS[_F.dropout1d] = (True, False, True, 3)
 _DRAW_FNS = {torch.rand_like, torch.randn_like, torch.bernoulli}
 _DRAW_METHODS = {"bernoulli"}
 _FEATURE_DROPOUT_MODULES = tuple(getattr(torch.nn, k) for k in ("Dropout1d", "Dropout2d", "Dropout3d")
                                  if hasattr(torch.nn, k))
+_ALPHA = 1.7580993408473766  # ATen's alpha dropout constant (SELU's alpha * scale)
 
 
 def _dropout_args(n, args, kwargs):
-    """(x, p, training) of a dropout node, or None when the node is no dropout."""
+    """(x, p, training, feature, alpha, batched rank) of a dropout node, or None when the node is
+    no dropout."""
     if n.op == "call_function" and n.target in _DROPOUT_FNS:
-        names = ["input", "p", "training", "inplace"] if n.target is torch.nn.functional.dropout \
-            else ["input", "p", "train"]
+        feature, alpha, tr_default, rank = _DROPOUT_FNS[n.target]
+        names = ["input", "p", "train"] if n.target is torch.dropout else ["input", "p", "training", "inplace"]
         b = dict(zip(names, args))
         b.update(kwargs)
-        tr = b.get("training", b.get("train", True))
-        return b["input"], float(b.get("p", 0.5)), bool(tr)
+        tr = b.get("training", b.get("train", tr_default))
+        return b["input"], float(b.get("p", 0.5)), bool(tr), feature, alpha, rank
     return None
 
 
@@ -838,29 +848,40 @@ class _RandomRecorder(torch.fx.Interpreter):
     def run_node(self, n):
         args, kwargs = self.fetch_args_kwargs_from_env(n)
         drop = None
-        feature = False  # nn.Dropout1d/2d/3d: one draw per (sample, channel)
         if n.op == "call_module":
             m = self.module.get_submodule(n.target)
             if type(m) is torch.nn.Dropout:
-                drop = (args[0], float(m.p), bool(m.training))
-            elif type(m) in _FEATURE_DROPOUT_MODULES:
-                drop, feature = (args[0], float(m.p), bool(m.training)), True
+                drop = (args[0], float(m.p), bool(m.training), False, False, None)
+            elif type(m) in _FEATURE_DROPOUT_MODULES:  # one draw per (sample, channel)
+                drop = (args[0], float(m.p), bool(m.training), True, False, None)
         else:
             drop = _dropout_args(n, args, kwargs)
         if drop is not None and drop[2] and drop[1] > 0 and isinstance(drop[0], torch.Tensor):
-            x, p, _ = drop
+            x, p, _, feature, alpha, rank = drop
             state = torch.get_rng_state()
             # ATen's CPU dropout: noise = empty(sizes).bernoulli_(1 - p); out = x * noise / (1-p);
-            # feature dropout draws noise of shape [N, C, 1, ...] (make_feature_noise)
+            # feature dropout draws noise of shape [N, C, 1, ...] (make_feature_noise), of an
+            # unbatched input unsqueezed to a batch of one: [1, C, 1, ...]
             shape = tuple(x.shape)
             if feature:
-                shape = shape[:2] + (1,) * (x.dim() - 2)
+                if rank is not None and x.dim() != rank:
+                    shape = (1,) + shape
+                shape = shape[:2] + (1,) * (len(shape) - 2)
             noise = torch.empty(shape, dtype=x.dtype).bernoulli_(1 - p)
             torch.set_rng_state(state)
             x0 = x.detach().clone()  # an inplace dropout overwrites x
             res = super().run_node(n)
+            if len(shape) != x.dim():
+                noise = noise.squeeze(0)
             mask = noise.bool().expand(x.shape).clone()  # the trace holds the output-shaped mask
-            want = x0 * noise.div_(1 - p) if p < 1 else x0 * 0
+            if p == 1:
+                want = x0 * 0
+            elif alpha:  # ATen: b = (noise - 1) * alpha * a + alpha * a * p; out = x * (noise * a) + b
+                a = 1. / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+                b = noise.add(-1).mul_(_ALPHA * a).add_(_ALPHA * a * p)
+                want = (x0 * noise.mul_(a)).add_(b)
+            else:
+                want = x0 * noise.div_(1 - p)
             if not torch.equal(res.detach(), want):
                 raise EncodeError("node %s: could not record the dropout mask PyTorch drew "
                                   "(the replayed draw does not reproduce the output)" % n.name)

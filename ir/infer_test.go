@@ -293,6 +293,10 @@ func syntheticCases() map[string][]inferCase {
 	add := func(op string, vals ...ir.Value) { sets["aten."+op] = append(sets["aten."+op], vals) }
 	add("feature_dropout", x, 0.3, false, false)                               // eval: the input itself (ops_train.go)
 	add("feature_dropout", tm(f32, []int{2, 3, 4}, 1, 2, 6), 0.0, true, false) // p = 0: the input itself
+	add("feature_alpha_dropout", x, 0.3, false, false)                         // eval: the input itself (ops_train_alpha.go)
+	add("feature_alpha_dropout", xi, 0.5, false, false)                        // eval takes any dtype
+	add("alpha_dropout_masked", x, tm(bl, []int{2, 3, 1}), 0.5)                // a [N, C, 1] keep mask
+	add("alpha_dropout_masked", x, tm(bl, []int{2, 3, 4}), 1.0)                // p = 1: x * 0
 	for _, op := range []string{"philox_rand", "philox_randn"} {               // gcdbg's own draws (ops_train.go)
 		add(op, ir.Tuple{int64(2), int64(3)}, int64(0), int64(8), nil)
 		add(op, ir.Tuple{int64(4)}, int64(1), int64(0), tensor.Float64)

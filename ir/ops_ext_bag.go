@@ -7,13 +7,34 @@ import (
 	"gcdbg/tensor"
 )
 
-// EmbeddingBag (F.embedding_bag without max_norm / padding_idx): bags are
-// the rows of a 2-D input, or the spans between offsets of a 1-D input;
-// each bag is reduced by sum (optionally weighted per sample), mean or max;
-// an empty bag gives zeros.
+// EmbeddingBag (F.embedding_bag without max_norm): bags are the rows of a
+// 2-D input, or the spans between offsets of a 1-D input; each bag is
+// reduced by sum (optionally weighted per sample), mean or max; an empty bag
+// gives zeros. Entries equal to padding_idx are left out of their bag (a
+// mean divides by the other entries' count, a bag of padding only is zeros),
+// so the padding row gets no gradient.
 
-// EmbeddingBag computes the bags.
-func EmbeddingBag(input, w, offsets *tensor.Tensor, mode string, psw *tensor.Tensor, includeLast bool) (*tensor.Tensor, error) {
+// EmbeddingBagPadding is F.embedding_bag's padding_idx as a row (-1: none):
+// a negative one counts from the end of the weight's rows.
+func EmbeddingBagPadding(pad Value, rows int) (int64, error) {
+	if pad == nil {
+		return -1, nil
+	}
+	p, ok := pad.(int64)
+	if !ok {
+		return 0, fmt.Errorf("embedding_bag: padding_idx must be an int or None, got %s", typeName(pad))
+	}
+	if p >= int64(rows) || p < -int64(rows) {
+		return 0, fmt.Errorf("embedding_bag: Padding_idx must be within num_embeddings, got %d for %d rows", p, rows)
+	}
+	if p < 0 {
+		p += int64(rows)
+	}
+	return p, nil
+}
+
+// EmbeddingBag computes the bags; pad is the padding row, -1 for none.
+func EmbeddingBag(input, w, offsets *tensor.Tensor, mode string, psw *tensor.Tensor, includeLast bool, pad int64) (*tensor.Tensor, error) {
 	if w.Dim() != 2 {
 		return nil, fmt.Errorf("embedding_bag: weight must be 2-D, got %v", w.Shape)
 	}
@@ -68,7 +89,12 @@ func EmbeddingBag(input, w, offsets *tensor.Tensor, mode string, psw *tensor.Ten
 	}
 	out := make([]float64, len(starts)*D)
 	for b := range starts {
-		n := ends[b] - starts[b]
+		n := 0
+		for j := starts[b]; j < ends[b]; j++ {
+			if idx[j] != pad {
+				n++
+			}
+		}
 		for d := 0; d < D; d++ {
 			acc := 0.0
 			if mode == "max" {
@@ -78,6 +104,9 @@ func EmbeddingBag(input, w, offsets *tensor.Tensor, mode string, psw *tensor.Ten
 				row := int(idx[j])
 				if row < 0 || row >= w.Shape[0] {
 					return nil, fmt.Errorf("embedding_bag: index %d out of range for %d rows", row, w.Shape[0])
+				}
+				if idx[j] == pad {
+					continue
 				}
 				v := wd[row*D+d]
 				switch {
@@ -107,13 +136,20 @@ func EmbeddingBag(input, w, offsets *tensor.Tensor, mode string, psw *tensor.Ten
 }
 
 func init() {
-	Register("embedding_bag(input, weight, offsets=None, mode='mean', per_sample_weights=None, include_last_offset=False)", KindIndex, func(a Args) (Value, error) {
+	Register("embedding_bag(input, weight, offsets=None, mode='mean', per_sample_weights=None, include_last_offset=False, padding_idx=None)", KindIndex, func(a Args) (Value, error) {
 		r := &ar{a: a}
 		x, w, off, mode, psw, inc := r.t(0), r.t(1), r.ot(2), r.s(3), r.ot(4), r.b(5)
 		if r.err != nil {
 			return nil, r.err
 		}
-		return r.done(EmbeddingBag(x, w, off, mode, psw, inc))
+		if w.Dim() != 2 {
+			return nil, fmt.Errorf("embedding_bag: weight must be 2-D, got %v", w.Shape)
+		}
+		pad, err := EmbeddingBagPadding(a.V[6], w.Shape[0])
+		if err != nil {
+			return nil, err
+		}
+		return r.done(EmbeddingBag(x, w, off, mode, psw, inc, pad))
 	})
 }
 
@@ -134,6 +170,9 @@ func init() {
 		}
 		if len(w.Shape) != 2 {
 			return nil, fmt.Errorf("embedding_bag: weight must be 2-D, got %s", w)
+		}
+		if _, err := EmbeddingBagPadding(a.V[6], w.Shape[0].Size); err != nil {
+			return nil, err
 		}
 		if x.DType.IsFloat() {
 			return nil, fmt.Errorf("embedding_bag: expected an integer input, got %s", x.DType)

@@ -25,7 +25,7 @@ var binaryOps = []string{
 // Ops whose in-place form (name_) the canonical set carries.
 var inplaceOps = []string{
 	"add", "sub", "mul", "div", "neg", "relu", "sigmoid", "tanh", "exp", "sqrt", "clamp", "clamp_min",
-	"clamp_max", "masked_fill", "pow", "abs", "floor_divide", "remainder",
+	"clamp_max", "masked_fill", "pow", "abs", "floor_divide", "remainder", "silu",
 }
 
 func init() {

@@ -9,11 +9,12 @@ import (
 
 // embedding_bag in core ops: the rows of every entry by index_select, then
 // a [bags, entries] membership mask (from arange and the offsets) reduces
-// them with mm (sum, mean) or a masked amax (max).
+// them with mm (sum, mean) or a masked amax (max). An entry equal to
+// padding_idx is no member of its bag.
 
 func init() {
 	decompositions = append(decompositions, decomposition{"aten.embedding_bag",
-		"embedding_bag(idx, w, offsets, mode) = mm(member, index_select(w, 0, idx)) (sum; mean divides by the bag sizes; max: amax(where(member, rows, -inf))), member[b, j] = offsets[b] <= j < offsets[b+1]; a 2-D input reduces each row",
+		"embedding_bag(idx, w, offsets, mode, pad) = mm(member, index_select(w, 0, idx)) (sum; mean divides by the bag sizes; max: amax(where(member, rows, -inf))), member[b, j] = offsets[b] <= j < offsets[b+1] and idx[j] != pad; a 2-D input reduces each row, its padding entries masked",
 		decompEmbeddingBag})
 	sortDecompositions()
 }
@@ -29,6 +30,30 @@ func decompEmbeddingBag(b *builder, a []ir.Arg) ir.Arg {
 	}
 	D := ws[1]
 	dt := b.dtype(w)
+	pad, err := ir.EmbeddingBagPadding(a[6], ws[0])
+	if err != nil {
+		b.failf("%v", err)
+		return nil
+	}
+	if len(xs) == 2 && pad >= 0 { // the entries of every row but the padding ones
+		B, L := xs[0], xs[1]
+		keep := b.o("ne", x, pad) // [B, L]
+		rows := b.reshape(b.o("index_select", w, int64(0), b.reshape(x, []int{B * L})), []int{B, L, D})
+		if psw != nil {
+			rows = b.o("mul", rows, b.o("unsqueeze", psw, int64(2)))
+		}
+		count := b.o("sum", keep, ir.Tuple{int64(1)}, true) // [B, 1]
+		k3 := b.o("unsqueeze", keep, int64(2))
+		if mode == "max" {
+			r := b.o("amax", b.o("where", k3, rows, b.o("full", ir.Tuple{}, math.Inf(-1), dt)), ir.Tuple{int64(1)})
+			return b.o("where", b.o("eq", count, int64(0)), b.o("full", ir.Tuple{}, int64(0), dt), r)
+		}
+		s := b.o("sum", b.o("where", k3, rows, b.o("full", ir.Tuple{}, int64(0), dt)), ir.Tuple{int64(1)})
+		if mode == "mean" {
+			s = b.o("div", s, b.o("to_dtype", b.clampC(count, int64(1), nil), dt))
+		}
+		return s
+	}
 	if len(xs) == 2 {
 		if off != nil {
 			b.failf("if input is 2D, then offsets has to be None")
@@ -70,7 +95,10 @@ func decompEmbeddingBag(b *builder, a []ir.Arg) ir.Arg {
 	ends = b.o("where", b.o("lt", b.o("add", bags, int64(1)), int64(no)), ends, int64(n))
 	j := b.o("unsqueeze", b.indexRange(0, n), int64(0))                                                                            // [1, n]
 	member := b.o("logical_and", b.o("ge", j, b.o("unsqueeze", starts, int64(1))), b.o("lt", j, b.o("unsqueeze", ends, int64(1)))) // [B, n]
-	rows := b.o("index_select", w, int64(0), x)                                                                                    // [n, D]
+	if pad >= 0 {
+		member = b.o("logical_and", member, b.o("unsqueeze", b.o("ne", x, pad), int64(0)))
+	}
+	rows := b.o("index_select", w, int64(0), x) // [n, D]
 	if psw != nil {
 		rows = b.o("mul", rows, b.o("unsqueeze", psw, int64(1)))
 	}

@@ -344,10 +344,8 @@ func init() {
 		if x == nil {
 			return "", nil, fmt.Errorf("args: EmbeddingBag takes (input, offsets=None, per_sample_weights=None)")
 		}
-		for _, a := range []string{"max_norm", "padding_idx"} {
-			if v := attr(m, a, nil); v != nil {
-				return "", nil, fmt.Errorf("module.attrs.%s: EmbeddingBag with %s=%v is not supported by gcdbg", a, a, v)
-			}
+		if v := attr(m, "max_norm", nil); v != nil {
+			return "", nil, fmt.Errorf("module.attrs.max_norm: EmbeddingBag with max_norm=%v is not supported by gcdbg", v)
 		}
 		if v, _ := attr(m, "scale_grad_by_freq", false).(bool); v {
 			return "", nil, fmt.Errorf("module.attrs.scale_grad_by_freq: not supported by gcdbg")
@@ -356,7 +354,7 @@ func init() {
 			return "", nil, fmt.Errorf("module.attrs.mode: the trace does not record EmbeddingBag's mode; re-export with exporter/gcdbg_export.py")
 		}
 		return "embedding_bag", []ir.Arg{x, paramArg(p, "weight"), args0(args, kw, 1, "offsets"), attr(m, "mode", "mean"),
-			args0(args, kw, 2, "per_sample_weights"), attr(m, "include_last_offset", false)}, nil
+			args0(args, kw, 2, "per_sample_weights"), attr(m, "include_last_offset", false), attr(m, "padding_idx", nil)}, nil
 	}
 }
 

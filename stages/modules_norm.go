@@ -83,19 +83,23 @@ func (nz *normalizer) groupNorm(n *ir.Node, x *ir.Node, shape []int, p map[strin
 	if r, err = nz.moduleCall(n, "aten.reshape", r, sizesArg(shape)); err != nil {
 		return nil, err
 	}
-	return nz.channelAffine(n, r, shape, p)
+	return nz.channelAffine(n, r, shape, nodeArg(p["weight"]), nodeArg(p["bias"]))
 }
 
-// channelAffine is y * weight + bias with [C] parameters viewed [C, 1, ...].
-func (nz *normalizer) channelAffine(n *ir.Node, y *ir.Node, shape []int, p map[string]*ir.Node) (*ir.Node, error) {
+// channelAffine is y * weight + bias with [C] parameters viewed [C, 1, ...]
+// (either may be None).
+func (nz *normalizer) channelAffine(n *ir.Node, y *ir.Node, shape []int, weight, bias ir.Arg) (*ir.Node, error) {
 	pshape := make([]int, len(shape)-1)
 	for i := range pshape {
 		pshape[i] = 1
 	}
 	pshape[0] = shape[1]
 	var err error
-	for _, s := range []struct{ name, op string }{{"weight", "aten.mul"}, {"bias", "aten.add"}} {
-		w := p[s.name]
+	for _, s := range []struct {
+		w  ir.Arg
+		op string
+	}{{weight, "aten.mul"}, {bias, "aten.add"}} {
+		w := s.w
 		if w == nil {
 			continue
 		}
@@ -129,18 +133,49 @@ func (nz *normalizer) instanceNorm(n *ir.Node, short string, x *ir.Node, shape [
 			return nil, err
 		}
 	}
-	eps := attr(m, "eps", 1e-5)
+	momentum := attr(m, "momentum", 0.1)
+	if rm != nil && momentum == nil {
+		return nil, fmt.Errorf("module.attrs.momentum: %s with momentum=None is not supported", short)
+	}
+	return nz.instanceNormOf(n, x, shape, nodeArg(rm), nodeArg(rv), nodeArg(p["weight"]), nodeArg(p["bias"]), training, momentum, attr(m, "eps", 1e-5))
+}
+
+// nodeArg is n as an argument: None when n is nil.
+func nodeArg(n *ir.Node) ir.Arg {
+	if n == nil {
+		return nil
+	}
+	return n
+}
+
+// instanceNormOf is at::instance_norm(x, w, b, rm, rv, useInputStats,
+// momentum, eps) on x [N, C, *] standing for captured node n: without
+// running stats, layer_norm over the spatial dims; with them, batch_norm of
+// x viewed [1, N*C, *] with the stats repeated N times (in training mode
+// when useInputStats), each running stat then overwritten with the mean
+// over N of its repeated copy; then the per-channel affine.
+func (nz *normalizer) instanceNormOf(n *ir.Node, x *ir.Node, shape []int, rm, rv, w, b ir.Arg, useInputStats bool, momentum, eps ir.Arg) (*ir.Node, error) {
+	if len(shape) < 2 {
+		return nil, fmt.Errorf("args[0]: instance_norm expects an input [N, C, *], got shape %v", shape)
+	}
 	N, C := shape[0], shape[1]
-	if rm == nil {
+	rmn, _ := rm.(*ir.Node)
+	rvn, _ := rv.(*ir.Node)
+	if (rm != nil && rmn == nil) || (rv != nil && rvn == nil) {
+		return nil, fmt.Errorf("args: running_mean and running_var must be tensors or None")
+	}
+	if rmn == nil || rvn == nil {
+		if rmn != nil || rvn != nil {
+			return nil, fmt.Errorf("args: running_mean and running_var must both be given or both be None")
+		}
+		if !useInputStats {
+			return nil, fmt.Errorf("args: Expected running_mean and running_var to be defined when use_input_stats is false")
+		}
 		y, err := nz.moduleCall(n, "aten.layer_norm", x, sizesArg(shape[2:]), nil, nil, eps)
 		if err != nil {
 			return nil, err
 		}
-		return nz.channelAffine(n, y, shape, p)
-	}
-	momentum := attr(m, "momentum", 0.1)
-	if momentum == nil {
-		return nil, fmt.Errorf("module.attrs.momentum: %s with momentum=None is not supported", short)
+		return nz.channelAffine(n, y, shape, w, b)
 	}
 	call := func(op string, args ...ir.Arg) (*ir.Node, error) { return nz.moduleCall(n, op, args...) }
 	rep := func(s *ir.Node) (*ir.Node, error) { // running stat [C] repeated N times: [N*C]
@@ -153,11 +188,11 @@ func (nz *normalizer) instanceNorm(n *ir.Node, short string, x *ir.Node, shape [
 		}
 		return call("aten.reshape", u, sizesArg([]int{N * C}))
 	}
-	rmr, err := rep(rm)
+	rmr, err := rep(rmn)
 	if err != nil {
 		return nil, err
 	}
-	rvr, err := rep(rv)
+	rvr, err := rep(rvn)
 	if err != nil {
 		return nil, err
 	}
@@ -166,11 +201,11 @@ func (nz *normalizer) instanceNorm(n *ir.Node, short string, x *ir.Node, shape [
 	if err != nil {
 		return nil, err
 	}
-	y, err := call("aten.batch_norm", xr, rmr, rvr, nil, nil, training, momentum, eps)
+	y, err := call("aten.batch_norm", xr, rmr, rvr, nil, nil, useInputStats, momentum, eps)
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range [][2]*ir.Node{{rm, rmr}, {rv, rvr}} {
+	for _, s := range [][2]*ir.Node{{rmn, rmr}, {rvn, rvr}} {
 		v, err := call("aten.view", s[1], sizesArg([]int{N, C}))
 		if err != nil {
 			return nil, err
@@ -185,5 +220,45 @@ func (nz *normalizer) instanceNorm(n *ir.Node, short string, x *ir.Node, shape [
 	if y, err = call("aten.reshape", y, sizesArg(shape)); err != nil {
 		return nil, err
 	}
-	return nz.channelAffine(n, y, shape, p)
+	return nz.channelAffine(n, y, shape, w, b)
+}
+
+func init() {
+	composedFns["torch.nn.functional.instance_norm"] = func(nz *normalizer, n *ir.Node) error {
+		return nz.instanceNormCall(n, "instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, momentum=0.1, eps=1e-05)")
+	}
+	composedFns["torch.instance_norm"] = func(nz *normalizer, n *ir.Node) error {
+		return nz.instanceNormCall(n, "instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)")
+	}
+}
+
+// instanceNormCall normalizes F.instance_norm / torch.instance_norm, whose
+// arguments schema names.
+func (nz *normalizer) instanceNormCall(n *ir.Node, schema string) error {
+	sc := sourceSchema(schema)
+	vals, err := sc.Bind(n.Args, n.Kwargs)
+	if err != nil {
+		return err
+	}
+	arg := map[string]ir.Arg{}
+	for i, p := range sc.Params {
+		arg[p.Name] = nz.mapArg(vals[i])
+	}
+	x, ok := arg["input"].(*ir.Node)
+	if !ok || x.Meta.Tensor == nil {
+		return fmt.Errorf("args[0]: instance_norm needs a tensor input")
+	}
+	use, ok := arg["use_input_stats"].(bool)
+	if !ok {
+		return fmt.Errorf("args: use_input_stats must be a constant bool, got %s", argText(arg["use_input_stats"]))
+	}
+	shape := x.Meta.Tensor.Shape.Sizes()
+	if use && len(shape) >= 2 && numelOf(shape[2:]) == 1 { // F.instance_norm's _verify_spatial_size
+		return fmt.Errorf("args[0]: Expected more than 1 spatial element when training, got input size %v", shape)
+	}
+	out, err := nz.instanceNormOf(n, x, shape, arg["running_mean"], arg["running_var"], arg["weight"], arg["bias"], use, arg["momentum"], arg["eps"])
+	if err != nil {
+		return err
+	}
+	return nz.composedResult(n, out)
 }

@@ -219,8 +219,12 @@ func (nz *normalizer) batchNormTraining(n *ir.Node) (ir.Arg, error) {
 }
 
 // randomOps are the canonical ops that draw random numbers.
-var randomOps = map[string]bool{"aten.dropout": true, "aten.feature_dropout": true, "aten.rand_like": true,
-	"aten.randn_like": true, "aten.bernoulli": true}
+var randomOps = map[string]bool{"aten.dropout": true, "aten.feature_dropout": true, "aten.feature_alpha_dropout": true,
+	"aten.rand_like": true, "aten.randn_like": true, "aten.bernoulli": true}
+
+// featureDropouts draw one value per (sample, channel); the alpha one
+// computes its output with alpha_dropout_masked.
+var featureDropouts = map[string]bool{"aten.feature_dropout": true, "aten.feature_alpha_dropout": true}
 
 // random replaces a random node by PyTorch's recorded draw or by gcdbg's
 // own. A dropout in eval mode or with p = 0 is no random node (nil).
@@ -237,7 +241,8 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 	xm := x.Meta.Tensor
 	var p float64
 	inplace := false
-	dropout := d.Name == "aten.dropout" || d.Name == "aten.feature_dropout"
+	feature := featureDropouts[d.Name]
+	dropout := d.Name == "aten.dropout" || feature
 	switch {
 	case dropout:
 		pv, okP := a[1].(float64)
@@ -255,6 +260,9 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 			return nil, nil, nil
 		}
 		p = pv
+		if feature && len(xm.Shape) < 2 {
+			return nil, nil, fmt.Errorf("args[0]: Feature dropout requires at least 2 dimensions in the input, got %dD", len(xm.Shape))
+		}
 		inplace, _ = a[3].(bool)
 		if !xm.DType.IsFloat() {
 			return nil, nil, fmt.Errorf("args[0]: dropout needs a floating input, got %s", xm.DType)
@@ -273,7 +281,11 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 		if n.Meta.Tensor != nil {
 			want = n.Meta.Tensor.Shape.Sizes()
 		}
-		if !sameInts(rec.Shape, want) {
+		// a feature dropout of an unbatched input runs on it unsqueezed to a
+		// batch of one (normalize_dropout.go): the trace records the draw in
+		// the captured node's shape, without that batch dim
+		unbatched := feature && len(want) == len(rec.Shape)+1 && want[0] == 1 && sameInts(rec.Shape, want[1:])
+		if !sameInts(rec.Shape, want) && !unbatched {
 			return nil, nil, fmt.Errorf("expected.random[%q]: recorded draw has shape %v, the node's value %v", name, rec.Shape, want)
 		}
 		if dropout && rec.DType != tensor.Bool {
@@ -292,10 +304,15 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 			return nil, nil, err
 		}
 		drawn = ga
+		if unbatched {
+			if drawn, err = nz.callFor(n, "aten.unsqueeze", ga, int64(0)); err != nil {
+				return nil, nil, err
+			}
+		}
 	} else {
 		draw.Offset = *offset
 		sizes := append([]int{}, xm.Shape.Sizes()...)
-		if d.Name == "aten.feature_dropout" { // one draw per (sample, channel)
+		if feature { // one draw per (sample, channel)
 			for i := 2; i < len(sizes); i++ {
 				sizes[i] = 1
 			}
@@ -345,7 +362,11 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 	}
 	res := drawn.(*ir.Node)
 	if dropout {
-		if res, err = nz.callFor(n, "aten.dropout_masked", x, drawn, p); err != nil {
+		masked := "aten.dropout_masked"
+		if d.Name == "aten.feature_alpha_dropout" {
+			masked = "aten.alpha_dropout_masked"
+		}
+		if res, err = nz.callFor(n, masked, x, drawn, p); err != nil {
 			return nil, nil, err
 		}
 		if inplace {

@@ -543,13 +543,15 @@ func nnCrossEntropyProb(lpd []float64, dt DType, shape []int, cdim int, target, 
 	return nnFromData(dt, nil, []float64{s / float64(len(lpd)/C)}), nil
 }
 
-// Dropout in eval mode is the identity (x itself is returned); training
-// mode is refused because it is random.
+// Dropout in eval mode is the identity (x itself is returned), and so is
+// training mode with p = 0 (ATen's _dropout_impl returns the input then,
+// drawing nothing); other training-mode calls are refused because they are
+// random.
 func Dropout(x *Tensor, p float64, train bool) (*Tensor, error) {
 	if !(p >= 0 && p <= 1) {
 		return nil, fmt.Errorf("dropout probability has to be between 0 and 1, but got %g", p)
 	}
-	if train {
+	if train && p != 0 {
 		return nil, fmt.Errorf("dropout in training mode is random; gcdbg's reference interpreter runs it only in eval")
 	}
 	return x, nil
