@@ -40,7 +40,10 @@ import (
 //     the buffer's dtype), nn.functional.bilinear/int32/0 and /uint8/5 (integers stay in their
 //     dtype), index_select/float32/0 and index_select.out/int64/0 (a 0-d self gives a 0-d
 //     result; gcdbg said [1]), nn.functional.batch_norm/float32/3 and /4 (a [0] input is
-//     cloned, training or not; gcdbg refused a 1-D input)
+//     cloned, training or not; gcdbg refused a 1-D input), max.reduction_with_dim/bool/0 and
+//     min.reduction_with_dim.out/bool/1 (max/min(dim) take bool, where argmax does not),
+//     pow/float16/5 (exported without gradients: PyTorch's float16 pow backward fails,
+//     "log_vml_cpu" not implemented for 'Half', and float16 is not among its backward dtypes)
 func TestCommittedEdgeTraces(t *testing.T) {
 	samples, err := ReadManifest("testdata/traces")
 	if err != nil {

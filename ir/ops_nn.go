@@ -84,6 +84,9 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
+			if x.DType == tensor.Bool {
+				x = x.To(tensor.Uint8) // max/min(dim) take bool, argmax/argmin do not: the same order
+			}
 			var idx *tensor.Tensor
 			if op == "max" {
 				idx, err = tensor.Argmax(x, &d, keep)
