@@ -8,11 +8,12 @@ FUZZTIME ?= 60s
 build:
 	$(GO) build -o bin/gcdbg ./cmd/gcdbg
 
-# The test command CI runs (README.md names it).
+# The test command CI runs (README.md names it). GCDBG_AUTOTUNE=0: no kernel
+# choice by measurement (deterministic; the autotune tests turn it on themselves).
 test:
 	bash tools/test-deps.sh
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	GCDBG_AUTOTUNE=0 $(GO) test -count=1 ./...
 
 # Regenerate fixtures/*.json from fixtures/models/*.py with PyTorch (needs
 # python3-torch for /usr/bin/python3), plus the op zoos the stage tests use.

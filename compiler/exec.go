@@ -28,6 +28,12 @@ type ExecOptions struct {
 	// NoKernelTimes skips the per-kernel timing pass: only the whole
 	// program's Seconds are measured (KernelSeconds stays empty).
 	NoKernelTimes bool
+	// Autotune decides the choice of every kernel with alternatives before
+	// the timed runs: from the choice cache, else by timing each candidate
+	// (autotune.go). Off, every kernel runs its default (choice 0).
+	Autotune bool
+	// CacheDir is the cache root for the choice cache ("" = CacheRoot's default).
+	CacheDir string
 }
 
 // ExecResult is what a program computed and how long it took.
@@ -44,6 +50,8 @@ type ExecResult struct {
 	// outside the kernels and the fallbacks: the wrapper's own code and the
 	// parent-worker round trip of every segment.
 	OutsideSeconds []float64
+	// Choices are the decisions of the kernels with alternatives (Autotune).
+	Choices []Decision
 }
 
 // ExecError is a failure inside a compiled kernel: a crash or a time limit.
@@ -169,6 +177,13 @@ func (x *execution) run(inputs map[string]*tensor.Tensor) (*ExecResult, error) {
 	res := &ExecResult{}
 	if err := x.fillInputs(inputs); err != nil {
 		return nil, err
+	}
+	if x.opt.Autotune || ForcedChoice() >= 0 {
+		ds, err := x.autotune()
+		if err != nil {
+			return nil, err
+		}
+		res.Choices = ds
 	}
 	passes := []bool{false}
 	if !x.opt.NoKernelTimes {
@@ -414,6 +429,13 @@ func (sh *shared) float64s(off int64, n int) []float64 {
 	return unsafe.Slice((*float64)(unsafe.Pointer(&sh.mem[off])), n)
 }
 
+func (sh *shared) int32s(off int64, n int) []int32 {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int32)(unsafe.Pointer(&sh.mem[off])), n)
+}
+
 func (sh *shared) int64s(off int64, n int) []int64 {
 	if n == 0 {
 		return nil
@@ -499,7 +521,8 @@ func planLayout(m *Manifest, inputs map[string]*tensor.Tensor) (*memLayout, erro
 	l.current = 0
 	l.seconds = align
 	l.wire.Current, l.wire.Seconds = l.current, l.seconds
-	l.wire.Syms = up(l.seconds + 8*int64(l.nKernels))
+	l.wire.Choices = up(l.seconds + 8*int64(l.nKernels))
+	l.wire.Syms = up(l.wire.Choices + 4*int64(l.nKernels))
 	l.wire.Table = up(l.wire.Syms + 8*int64(len(m.Symbols)))
 	// The arena slot (ArenaKind), when there is one, starts the arena:
 	// generated code addresses an arena-resident intermediate as

@@ -97,4 +97,10 @@ type KernelSpec struct {
 	Bytes   int64    `json:"bytes"`           // bytes read + written (for GB/s)
 	Flops   int64    `json:"flops"`           // floating-point operations (for GFLOP/s)
 	Line    int      `json:"line"`            // first line of the kernel in the generated source
+	// Alternatives are the ways the kernel can run, chosen by measurement
+	// (autotune.go; render/choice.go); none or one: nothing to choose.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
+	// Key identifies the kernel's code (its source and the prelude it
+	// calls) in the choice cache.
+	Key string `json:"key,omitempty"`
 }

@@ -47,6 +47,7 @@ type layout struct {
 	Syms    int64   `json:"syms"`    // int64 per symbol
 	Seconds int64   `json:"seconds"` // double per kernel
 	Current int64   `json:"current"` // int32 current_kernel
+	Choices int64   `json:"choices"` // int32 per kernel: its choice (autotune.go); 0 = none
 	Bufs    []int64 `json:"bufs"`    // each slot's offset
 }
 
@@ -142,6 +143,9 @@ func (w *workerState) serve(req *request) (float64, error) {
 		}
 		*(*uintptr)(unsafe.Pointer(&w.mem[l.Table+8*int64(i)])) = base + uintptr(off)
 	}
+	if l.Choices > 0 && l.Choices <= n {
+		w.pointChoices(req.Library, base+uintptr(l.Choices))
+	}
 	if req.Op == "attach" {
 		if n < 32 {
 			return 0, fmt.Errorf("shared memory of %d bytes has no doorbell", n)
@@ -187,6 +191,24 @@ func (w *workerState) entry(path, name string) (uintptr, error) {
 	}
 	w.syms[key] = fn
 	return fn, nil
+}
+
+// pointChoices points the library's choice words (render/choice.go) at
+// the ones in this shared memory, when it has alternatives.
+func (w *workerState) pointChoices(path string, at uintptr) {
+	h := w.libs[path]
+	if h == 0 {
+		return
+	}
+	key := path + "\x00gcdbg_set_choices"
+	fn, ok := w.syms[key]
+	if !ok {
+		fn, _ = purego.Dlsym(h, "gcdbg_set_choices") // 0: a library without alternatives
+		w.syms[key] = fn
+	}
+	if fn != 0 {
+		purego.SyscallN(fn, at)
+	}
 }
 
 func (w *workerState) mapShm(path string, size int64) error {

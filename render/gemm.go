@@ -49,11 +49,12 @@ static int gcdbg_blas_layout(int64_t rows, int64_t cols, int64_t s0, int64_t s1,
 }
 `
 
-// gemmFunc is the generated GEMM for one element type: C[M,N] (row
-// stride ldc) = A[M,K] @ B[K,N] with arbitrary strides, tiled over rows
-// (OpenMP) and the K dimension so a block of B stays in cache.
+// gemmFunc is the GEMM for one element type: C[M,N] (row stride ldc) =
+// A[M,K] @ B[K,N] with arbitrary strides, through BLAS when the operands
+// suit it, else the generated GEMM (gemmGenFunc).
 func gemmFunc(name, t, blas string) string {
 	var b strings.Builder
+	b.WriteString(gemmGenFunc(gemmGenName(t), t))
 	fmt.Fprintf(&b, "\nstatic void %s(int64_t M, int64_t N, int64_t K, const %s *A, int64_t sa0, int64_t sa1,\n", name, t)
 	fmt.Fprintf(&b, "    const %s *B, int64_t sb0, int64_t sb1, %s *C, int64_t ldc) {\n", t, t)
 	if blas != "" {
@@ -66,7 +67,34 @@ func gemmFunc(name, t, blas string) string {
   }
 `, blas, blas)
 	}
-	fmt.Fprintf(&b, `  #pragma omp parallel for if(M * N * K > 65536)
+	fmt.Fprintf(&b, "  %s(M, N, K, A, sa0, sa1, B, sb0, sb1, C, ldc);\n}\n", gemmGenName(t))
+	return b.String()
+}
+
+// gemmGenFunc is the generated GEMM: tiled over rows (OpenMP) and the K
+// dimension so a block of B stays in cache. A kernel may choose it over
+// BLAS by measurement (choice.go).
+func gemmGenFunc(name, t string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nstatic void %s(int64_t M, int64_t N, int64_t K, const %s *A, int64_t sa0, int64_t sa1,\n", name, t)
+	fmt.Fprintf(&b, "    const %s *B, int64_t sb0, int64_t sb1, %s *C, int64_t ldc) {\n", t, t)
+	fmt.Fprintf(&b, `  if (sa1 == 1 && sb0 == 1) {
+    /* Both operands contiguous along K (x @ W^T, a Linear layer's
+       weight): one dot product per output, a vector reduction over K,
+       parallel over all M x N outputs (a few rows, as an LSTM step's
+       20, still fill the team). */
+    #pragma omp parallel for collapse(2) if(M * N * K > 65536)
+    for (int64_t i = 0; i < M; i++)
+      for (int64_t j = 0; j < N; j++) {
+        const %[1]s *a = A + i * sa0, *b = B + j * sb1;
+        %[1]s acc = 0;
+        #pragma omp simd reduction(+:acc)
+        for (int64_t k = 0; k < K; k++) acc += a[k] * b[k];
+        C[i * ldc + j] = acc;
+      }
+    return;
+  }
+  #pragma omp parallel for if(M * N * K > 65536)
   for (int64_t i0 = 0; i0 < M; i0 += 32) {
     const int64_t i1 = i0 + 32 < M ? i0 + 32 : M;
     for (int64_t i = i0; i < i1; i++)
@@ -74,21 +102,23 @@ func gemmFunc(name, t, blas string) string {
     for (int64_t k0 = 0; k0 < K; k0 += 128) {
       const int64_t k1 = k0 + 128 < K ? k0 + 128 : K;
       for (int64_t i = i0; i < i1; i++) {
-        %s *c = C + i * ldc;
+        %[1]s *c = C + i * ldc;
         for (int64_t k = k0; k < k1; k++) {
-          const %s a = A[i * sa0 + k * sa1];
-          const %s *b = B + k * sb0;
+          const %[1]s a = A[i * sa0 + k * sa1];
+          const %[1]s *b = B + k * sb0;
           for (int64_t j = 0; j < N; j++) c[j] += a * b[j * sb1];
         }
       }
     }
   }
 }
-`, t, t, t)
+`, t)
 	return b.String()
 }
 
 func gemmName(t string) string { return "gcdbg_gemm_" + sanitizeIdent(t) }
+
+func gemmGenName(t string) string { return "gcdbg_gemm_gen_" + sanitizeIdent(t) }
 
 // gemmPrelude writes the BLAS loader and one GEMM per element type used.
 func gemmPrelude(r *renderer) string {
@@ -199,12 +229,12 @@ func (g *kernelGen) extern(n *loopir.Node) {
 			// The output holds the product transposed: C^T = B^T A^T,
 			// the operands swapped and read through transposed strides.
 			g.line("/* %s written transposed into %s (C^T = B^T A^T) */", n.Name, fold.buf)
-			g.line("%s(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d);", gemmName(g.ctype(ob.DType)),
+			g.line("%s(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d);", g.gemmFn(g.ctype(ob.DType)),
 				N, M, K, g.ptr(b), g.e(b.Strides[1]), g.e(b.Strides[0]),
 				g.ptr(a), g.e(a.Strides[1]), g.e(a.Strides[0]), out.c, fold.colStride)
 			return
 		}
-		g.line("%s(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s);", gemmName(g.ctype(ob.DType)),
+		g.line("%s(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s);", g.gemmFn(g.ctype(ob.DType)),
 			M, N, K, g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]),
 			g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), out.c, N)
 	case "bmm":
@@ -215,7 +245,7 @@ func (g *kernelGen) extern(n *loopir.Node) {
 		}
 		M, N, K := g.e(a.Sizes[1]), g.e(b.Sizes[2]), g.e(a.Sizes[2])
 		g.line("for (int64_t bi = 0; bi < %s; bi++) {", g.e(a.Sizes[0]))
-		g.line("  %s(%s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s * %s, %s);", gemmName(g.ctype(ob.DType)),
+		g.line("  %s(%s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s * %s, %s);", g.gemmFn(g.ctype(ob.DType)),
 			M, N, K, g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]), g.e(a.Strides[2]),
 			g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), g.e(b.Strides[2]), out.c, M, N, N)
 		g.line("}")

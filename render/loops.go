@@ -252,7 +252,7 @@ func (g *kernelGen) render() (string, error) {
 	var out strings.Builder
 	out.WriteString(g.comment())
 	fmt.Fprintf(&out, "%s %s(%s) {\n", g.r.d.KernelPrefix, g.name, strings.Join(g.signature(), ", "))
-	out.WriteString(g.b.String())
+	out.WriteString(g.withChoice(g.b.String()))
 	out.WriteString("}\n")
 	return out.String(), nil
 }
@@ -348,7 +348,7 @@ func (g *kernelGen) parallelIf(points []loopir.Expr) (string, bool) {
 	}
 	// The pragma is always there, its if() clause deciding at run time, so
 	// the source shows the parallel loop and symbolic sizes work too.
-	return fmt.Sprintf("if(%s > %d)", g.expr(n, nil, nil), g.r.d.ParallelMin), true
+	return fmt.Sprintf("if(%s%s > %d)", g.threadChoice(points), g.expr(n, nil, nil), g.r.d.ParallelMin), true
 }
 
 // openLoops opens a loop per size; the first gets the parallel pragma

@@ -74,6 +74,7 @@ type renderer struct {
 	aliasOf map[string]string           // output buffer -> the input whose slot it is (alias.go)
 	irNodes map[string]*ir.Node         // the graph's nodes by name (irnodes.go)
 	readers map[string][]*loopir.Node   // each buffer's reading nodes (internal builds it)
+	alts    map[int]*choiceSet          // kernels with alternatives chosen by measurement (choice.go)
 }
 
 // Render renders kernels (a schedule of p) with plan's memory layout.
@@ -342,13 +343,18 @@ func (r *renderer) program() (*Source, error) {
 			return nil, fmt.Errorf("kernel %d (%s): %w", ki, k.Name, err)
 		}
 		r.gens[ki] = g
-		specs = append(specs, g.spec())
+		spec := g.spec()
+		spec.Alternatives = g.alternatives()
+		specs = append(specs, spec)
 		bodies = append(bodies, code)
 	}
 	var head strings.Builder
 	fmt.Fprintf(&head, "/* gcdbg generated %s source: trace %s, graph %s (%s). Do not edit. */\n",
 		r.d.Name, Comment(r.opts.Trace), Comment(r.opts.Graph), Comment(r.opts.Role))
 	head.WriteString(r.d.Prelude)
+	if r.d.Entry && len(r.alts) > 0 {
+		head.WriteString(choicesPrelude)
+	}
 	if r.d.Entry {
 		head.WriteString(narrowPrelude(r))
 		head.WriteString(gemmPrelude(r))
@@ -366,6 +372,7 @@ func (r *renderer) program() (*Source, error) {
 		out.WriteString("\n")
 		line++
 		specs[ki].Line = line
+		specs[ki].Key = choiceKey(specs[ki], code, b) // choice.go
 		out.WriteString(b)
 		line += strings.Count(b, "\n")
 	}

@@ -68,7 +68,7 @@ func cpuKernels(tr *trace.Trace, u *stages.Unit, opt Options) bisect.Kernels {
 			}
 			args[key] = t
 		}
-		res, err := compiler.Exec(p.Library, p.Manifest, args, compiler.ExecOptions{Runs: 1})
+		res, err := compiler.Exec(p.Library, p.Manifest, args, compiler.ExecOptions{Runs: 1, Autotune: compiler.AutotuneEnabled()})
 		if err != nil {
 			return nil, err
 		}

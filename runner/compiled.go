@@ -77,6 +77,10 @@ type KernelResult struct {
 	GBps   float64  `json:"gbps"`
 	GFlops float64  `json:"gflops"`
 	Nodes  []string `json:"nodes"`
+	// Choice is the kernel's alternative chosen by measurement, with the
+	// timings that decided it (compiler/autotune.go); nil when it has none
+	// or autotuning is off (GCDBG_AUTOTUNE=0).
+	Choice *compiler.Decision `json:"choice,omitempty"`
 }
 
 // DefaultDevice is "cpu" when a C compiler is on PATH and the renderer is
@@ -129,7 +133,7 @@ func runCompiled(tr *trace.Trace, u *stages.Unit, opt Options) (*compiledRun, er
 		if err != nil {
 			return nil, fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
 		}
-		res, err := compiler.Exec(p.Library, p.Manifest, in, compiler.ExecOptions{Runs: opt.Runs})
+		res, err := compiler.Exec(p.Library, p.Manifest, in, compiler.ExecOptions{Runs: opt.Runs, Autotune: compiler.AutotuneEnabled()})
 		if err != nil {
 			return nil, fmt.Errorf("graph %q: %w", u.Captured.Name, err)
 		}
@@ -146,12 +150,16 @@ func (cr *compiledRun) add(role string, m *compiler.Manifest, res *compiler.Exec
 	cr.fallbackSecs = addRuns(cr.fallbackSecs, res.FallbackSeconds)
 	cr.outside = addRuns(cr.outside, res.OutsideSeconds)
 	med := res.MedianKernelSeconds()
+	chosen := map[int]*compiler.Decision{}
+	for i := range res.Choices {
+		chosen[res.Choices[i].Index] = &res.Choices[i]
+	}
 	for _, st := range m.Steps {
 		if st.Kind == "fallback" {
 			cr.fallback = append(cr.fallback, st.IRNode)
 		}
 		for _, k := range st.Kernels {
-			kr := KernelResult{Name: k.Name, Role: role, Kind: k.Kind, Nodes: append([]string{}, k.Origins...)}
+			kr := KernelResult{Name: k.Name, Role: role, Kind: k.Kind, Nodes: append([]string{}, k.Origins...), Choice: chosen[k.Index]}
 			if k.Index < len(med) && med[k.Index] > 0 {
 				s := med[k.Index]
 				kr.MS = s * 1e3

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"gcdbg/compiler"
 	"gcdbg/render"
 )
 
@@ -56,7 +57,7 @@ func printKernels(u *Unit) string {
 			return "not rendered\n"
 		}
 		k, _ := splitSource(lp.Source.Code)
-		return strings.TrimLeft(k, "\n")
+		return printChoices(lp.Source.Kernels) + strings.TrimLeft(k, "\n")
 	})
 }
 
@@ -89,4 +90,41 @@ func printWrapper(u *Unit) string {
 		b.WriteString(strings.TrimLeft(w, "\n"))
 		return b.String()
 	})
+}
+
+// printChoices says, for every kernel with alternatives, which one this
+// machine's measurement chose and the timings that decided it (from the
+// choice cache that `gcdbg run` fills; compiler/autotune.go), or that it
+// was not measured yet.
+func printChoices(ks []compiler.KernelSpec) string {
+	var b strings.Builder
+	for _, k := range ks {
+		if len(k.Alternatives) < 2 {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("// choices by measurement (render/choice.go, compiler/autotune.go), on this machine:\n")
+		}
+		if !compiler.AutotuneEnabled() {
+			fmt.Fprintf(&b, "//   %s: autotuning off (GCDBG_AUTOTUNE=0): runs its default, choice 0 (%s)\n", k.Name, render.Comment(k.Alternatives[0].Label))
+			continue
+		}
+		ds := compiler.CachedChoices(k.Key)
+		if len(ds) == 0 {
+			var labels []string
+			for _, a := range k.Alternatives {
+				labels = append(labels, fmt.Sprintf("%d %s", a.Choice, a.Label))
+			}
+			fmt.Fprintf(&b, "//   %s: not measured yet (gcdbg run measures): %s\n", k.Name, render.Comment(strings.Join(labels, "; ")))
+			continue
+		}
+		for _, d := range ds {
+			d.Kernel = k.Name
+			fmt.Fprintf(&b, "//   %s\n", render.Comment(d.String()))
+		}
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+	return b.String()
 }

@@ -48,6 +48,15 @@ makes one from a PyTorch model), readable graph text (def forward(self, x:
 (docs/torch-trace.md). With no TRACE, commands use the embedded example: the
 seed MLP (Flatten + Linear 784→512→512→10 with ReLU).
 
+Choices by measurement: where a kernel can run more than one way (OpenBLAS or
+the generated GEMM; its loops on the OpenMP team or on one thread), run and
+bench time each way once per kernel, shape and machine on the run's own data,
+keep the fastest and cache the choice beside the build cache; the kernels
+stage and run's kernel table show it with the timings that decided it.
+GCDBG_AUTOTUNE=0 (or run --autotune=false) measures nothing and uses no cached
+choice: every kernel runs its default, for deterministic CI. GCDBG_CHOICE=N
+runs alternative N of every kernel that has it (to compare candidates).
+
 Exit status of run: 0 every output, gradient and buffer matches (the accuracy verdict, docs/verdict.md), 1 some mismatch, 2 the input
 could not be read or run.
 `

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"gcdbg/runner"
 	"gcdbg/trace"
@@ -17,6 +18,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 5, "timed repetitions; the median is reported")
 	defDevice, why := runner.DefaultDevice()
 	device := fs.String("device", defDevice, "cpu: also build the graphs to C and run the compiled kernels, comparing their values; eager: the pipeline's graphs under the eager interpreter only (default here: "+defDevice+deviceWhy(why)+")")
+	autotune := fs.Bool("autotune", true, "choose each kernel's alternative (OpenBLAS or generated GEMM, OpenMP team or one thread) by timing them once per shape and machine, cached; false (or GCDBG_AUTOTUNE=0) runs every kernel's default, measuring nothing: deterministic CI")
 	tracePath := fs.String("trace", "", "with a compiled DIR: the trace it was compiled from (default: the path recorded in DIR/index.json)")
 	var inputs inputSets
 	fs.Var(&inputs, "input", "call the graph again with other inputs (repeatable; one set per flag): NAME=AxBxC[:float64][:requires_grad], NAME=@file.safetensors:key or NAME=constant, several joined by commas")
@@ -31,6 +33,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, "gcdbg run:", err)
 		return 2
+	}
+	if !*autotune {
+		os.Setenv("GCDBG_AUTOTUNE", "0")
 	}
 	path := ""
 	if len(pos) == 1 {

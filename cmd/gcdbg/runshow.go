@@ -68,6 +68,7 @@ func printCompiled(w io.Writer, g *runner.GraphResult) {
 		}
 		fmt.Fprintf(w, "    %-40s %-9s %-9s %9.4f %8.2f %9.2f  %s\n", name, kr.Role, kr.Kind, kr.MS, kr.GBps, kr.GFlops, nodes)
 	}
+	printChoices(w, g)
 	if len(g.Fallback) > 0 {
 		fmt.Fprintf(w, "  eager fallbacks: %s", strings.Join(g.Fallback, ", "))
 		if t := g.Timing; t.CompiledMS > 0 {
@@ -125,4 +126,21 @@ func runAOT(dir, tracePath string, runs int) (*trace.Trace, *runner.Result, erro
 	}
 	res, err := runner.RunAOT(tr, progs, runner.Options{Runs: runs})
 	return tr, res, err
+}
+
+// printChoices lists the kernels' alternatives chosen by measurement and
+// the timings that decided them (compiler/autotune.go).
+func printChoices(w io.Writer, g *runner.GraphResult) {
+	head := false
+	for _, k := range g.Kernels {
+		kr, ok := k.(runner.KernelResult)
+		if !ok || kr.Choice == nil {
+			continue
+		}
+		if !head {
+			fmt.Fprintln(w, "  choices by measurement (per kernel, this machine; GCDBG_AUTOTUNE=0 runs the defaults):")
+			head = true
+		}
+		fmt.Fprintf(w, "    %s\n", kr.Choice.String())
+	}
 }

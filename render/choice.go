@@ -1,0 +1,173 @@
+package render
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"gcdbg/compiler"
+	"gcdbg/loopir"
+)
+
+// Choices by measurement (issue 13, item 3), the way Inductor's
+// max-autotune times a Triton template against the ATen call: where a
+// kernel can be computed more than one way, the generated C holds every
+// way, selected by one int32 per kernel that the worker points at before
+// it runs an entry point (gcdbg_set_choices, read once per kernel call). The
+// candidates are listed in the kernel's manifest entry (KernelSpec.
+// Alternatives); compiler/autotune.go times them on the run's own buffers,
+// keeps the fastest, and caches the choice per kernel source, shapes and
+// machine. A caller that never sets the pointer (an AOT user of the .so)
+// gets every kernel's default, choice 0: the code gcdbg always generated.
+//
+// A choice is a set of bits, so that a GEMM kernel's two questions combine:
+//
+//   - choiceOneThread: the kernel's parallel loop nests run on the calling
+//     thread (their OpenMP if() clause is false). The nests distribute
+//     independent outer points (rows, columns, elements); every
+//     reduction stays within one point, so the results are bit-identical.
+//     Offered where the nest has a static size above the dialect's
+//     ParallelMin (below it the team never starts) and at most
+//     oneThreadMaxPoints.
+//   - choiceGenGEMM: mm/bmm run the generated cache-tiled GEMM instead of
+//     OpenBLAS's sgemm/dgemm. Not bit-identical to BLAS (another order of
+//     the K sum); the run's result passes the accuracy verdict either way
+//     (TestChoiceCandidatesMatch checks each candidate against the eager
+//     interpreter).
+const (
+	choiceOneThread = 1
+	choiceGenGEMM   = 2
+)
+
+// oneThreadMaxPoints bounds the nests offered a one-thread candidate: a
+// bigger one is timed for nothing (a team wins there on any machine with
+// two cores) and its measurement costs the most.
+const oneThreadMaxPoints = 1 << 21
+
+// choiceVar is the C variable a kernel with alternatives reads its choice into.
+const choiceVar = "gcdbg_c"
+
+const choicesPrelude = `
+/* Choices by measurement (render/choice.go, compiler/autotune.go): one int32
+   per kernel, set by the worker before it runs an entry point; NULL (a
+   caller that never sets it) = every kernel's default, choice 0. Bit 0: the
+   kernel's parallel loops run on the calling thread; bit 1: its GEMMs run
+   the generated tiled GEMM instead of OpenBLAS. */
+static int32_t *gcdbg_choices;
+void gcdbg_set_choices(int32_t *p) { gcdbg_choices = p; }
+`
+
+// choiceSet is what a kernel can choose between.
+type choiceSet struct{ threads, gemm bool }
+
+func (r *renderer) choiceOf(idx int) *choiceSet {
+	if r.alts == nil {
+		r.alts = map[int]*choiceSet{}
+	}
+	c := r.alts[idx]
+	if c == nil {
+		c = &choiceSet{}
+		r.alts[idx] = c
+	}
+	return c
+}
+
+// threadChoice returns the term an OpenMP if() clause over points gets in
+// front of its size test ("" when the nest is offered no one-thread
+// candidate), and records the alternative.
+func (g *kernelGen) threadChoice(points []loopir.Expr) string {
+	if !g.r.d.Entry {
+		return ""
+	}
+	n, ok := static(points)
+	if !ok || n <= g.r.d.ParallelMin || n > oneThreadMaxPoints {
+		return ""
+	}
+	g.r.choiceOf(g.idx).threads = true
+	return fmt.Sprintf("!(%s & %d) && ", choiceVar, choiceOneThread)
+}
+
+// gemmFn is the GEMM function an mm/bmm call of this kernel names: the
+// OpenBLAS-first one, or, when the kernel may choose, either of the two.
+func (g *kernelGen) gemmFn(t string) string {
+	if !g.r.d.Entry || (t != "float" && t != "double") {
+		return gemmName(t)
+	}
+	g.r.choiceOf(g.idx).gemm = true
+	return fmt.Sprintf("(%s & %d ? %s : %s)", choiceVar, choiceGenGEMM, gemmGenName(t), gemmName(t))
+}
+
+// withChoice puts the choice's declaration at the top of a kernel body
+// that reads it.
+func (g *kernelGen) withChoice(body string) string {
+	c := g.r.alts[g.idx]
+	if c == nil || (!c.threads && !c.gemm) {
+		return body
+	}
+	return fmt.Sprintf("  const int32_t %s = gcdbg_choices ? gcdbg_choices[%d] : 0;  /* %s */\n%s",
+		choiceVar, g.idx, Comment(describeChoices(g.alternatives())), body)
+}
+
+// alternatives lists the kernel's candidates for its manifest entry.
+func (g *kernelGen) alternatives() []compiler.Alternative {
+	c := g.r.alts[g.idx]
+	if c == nil || (!c.threads && !c.gemm) {
+		return nil
+	}
+	var out []compiler.Alternative
+	for v := int32(0); v < 4; v++ {
+		if (v&choiceOneThread != 0 && !c.threads) || (v&choiceGenGEMM != 0 && !c.gemm) {
+			continue
+		}
+		out = append(out, compiler.Alternative{Choice: v, Label: choiceLabel(v, c)})
+	}
+	return out
+}
+
+func choiceLabel(v int32, c *choiceSet) string {
+	var parts []string
+	if c.gemm {
+		if v&choiceGenGEMM != 0 {
+			parts = append(parts, "generated GEMM")
+		} else {
+			parts = append(parts, "OpenBLAS")
+		}
+	}
+	if c.threads {
+		what := "loops"
+		if c.gemm {
+			what = "epilogue"
+		}
+		if v&choiceOneThread != 0 {
+			parts = append(parts, what+" on one thread")
+		} else {
+			parts = append(parts, what+" on the OpenMP team")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func describeChoices(alts []compiler.Alternative) string {
+	var b strings.Builder
+	b.WriteString("chosen by measurement: ")
+	for i, a := range alts {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%d %s", a.Choice, a.Label)
+	}
+	return b.String()
+}
+
+// choiceKey names a kernel with alternatives in the choice cache: its code
+// and the prelude it calls (the GEMMs, the vector math), so that another
+// program with the same kernel reuses the decision and a change of the
+// generated code measures again.
+func choiceKey(k compiler.KernelSpec, prelude, body string) string {
+	if len(k.Alternatives) < 2 {
+		return ""
+	}
+	h := sha256.Sum256([]byte(prelude + "\x00" + body))
+	return hex.EncodeToString(h[:16])
+}
