@@ -161,3 +161,27 @@ func FunctionalOutOfScopeTable() string {
 	}
 	return sb.String()
 }
+
+// outOfScopeArguments lists argument values of ops gcdbg takes that it does
+// not take, each with why, by the op's name; `gcdbg ops --coverage` prints
+// them after the functional ops, and the conformance table reads them as it
+// reads out-of-scope ops, so an OpInfo whose other samples pass names the
+// reason for the ones refused.
+var outOfScopeArguments = map[string]string{
+	"one_hot": "num_classes=-1 (the default) only: the number of classes is then max(input) + 1, so the result's shape depends on the data, as nonzero's does; one_hot with num_classes given is supported",
+}
+
+// ArgumentOutOfScopeTable renders outOfScopeArguments in CoverageTable's columns.
+func ArgumentOutOfScopeTable() string {
+	names := make([]string, 0, len(outOfScopeArguments))
+	for n := range outOfScopeArguments {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "\n%-36s %-28s %-13s %-28s %s\n", "op: argument values gcdbg refuses", "", "status", "", "why")
+	for _, n := range names {
+		fmt.Fprintf(&sb, "%-36s %-28s %-13s %-28s %s\n", n, "", CoverageOutOfScope, "", outOfScopeArguments[n])
+	}
+	return sb.String()
+}

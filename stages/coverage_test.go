@@ -6,6 +6,7 @@ import (
 
 	"gcdbg/conformance"
 	"gcdbg/ir"
+	"gcdbg/tensor"
 )
 
 // Every op of PyTorch 2.6's core ATen list is supported (a captured
@@ -64,5 +65,33 @@ func TestFunctionalOutOfScope(t *testing.T) {
 	}
 	if got := conformance.ParseCoverage(FunctionalOutOfScopeTable()); len(got) != len(rows) {
 		t.Errorf("the table's out-of-scope lines read back as %d entries, want %d", len(got), len(rows))
+	}
+}
+
+// The argument values marked out of scope belong to ops gcdbg takes (an
+// entry for an op it does not take belongs in outOfScopeFunctional), and
+// the conformance table reads each back with its reason.
+func TestArgumentOutOfScope(t *testing.T) {
+	got := conformance.ParseCoverage(ArgumentOutOfScopeTable())
+	if len(got) != len(outOfScopeArguments) || len(got) == 0 {
+		t.Fatalf("the table's lines read back as %d entries, want %d", len(got), len(outOfScopeArguments))
+	}
+	for name, why := range outOfScopeArguments {
+		n := &ir.Node{Name: "x", Op: ir.CallFunction, Target: "torch.nn.functional." + name}
+		if _, _, ok := canonicalFor(n); !ok {
+			t.Errorf("%s: not an op gcdbg takes; list it as out of scope itself", name)
+		}
+		if got[name] != why {
+			t.Errorf("%s: read back %q, want %q", name, got[name], why)
+		}
+	}
+	// one_hot(num_classes=-1) is refused, not computed
+	d := ir.Lookup("aten.one_hot")
+	x := tensor.FromInts(tensor.Int64, []int{3}, []int64{0, 2, 1})
+	if _, err := d.Eval(ir.Args{Op: d, V: []ir.Value{x, int64(-1)}}); err == nil || !strings.Contains(err.Error(), "depend on the data") {
+		t.Errorf("one_hot(x, -1): err %v, want a refusal naming the data-dependent shape", err)
+	}
+	if r, err := d.Eval(ir.Args{Op: d, V: []ir.Value{x, int64(3)}}); err != nil || r.(*tensor.Tensor).Shape[1] != 3 {
+		t.Errorf("one_hot(x, 3): %v, %v", r, err)
 	}
 }

@@ -118,6 +118,7 @@ func cmdOps(args []string, w, errw io.Writer) int {
 		rows := stages.Coverage()
 		fmt.Fprint(w, stages.CoverageTable(rows))
 		fmt.Fprint(w, stages.FunctionalOutOfScopeTable())
+		fmt.Fprint(w, stages.ArgumentOutOfScopeTable())
 		for _, r := range rows {
 			if r.Status == stages.CoverageMissing {
 				return 1
