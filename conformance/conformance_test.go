@@ -258,7 +258,7 @@ func TestRegressionsAndTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := b.String()
-	for _, want := range []string{"| 3 | 1 (33.3%) | 0 | 1 | 1 (1 / 0 / 0) | 2 |", "| cos | 2 | 1 | 0 | 0 | 1 |", `x\|y&lt;script&gt;`, "a b\\|c"} {
+	for _, want := range []string{"| 3 | 1 (33.3%) | 0 | 0 | 1 | 1 (1 / 0 / 0) | 2 |", "| cos | 2 | 1 | 0 | 0 | 0 | 1 |", `x\|y&lt;script&gt;`, "a b\\|c"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("table lacks %q:\n%s", want, md)
 		}

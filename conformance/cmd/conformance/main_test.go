@@ -60,7 +60,7 @@ func TestMergeRun(t *testing.T) {
 		t.Errorf("store %q", rows)
 	}
 	table, _ := os.ReadFile(md)
-	for _, want := range []string{"| 2 | 1 (50.0%) | 0 | 1 |", "| float32 | 2 | 2026-11-25T10:00Z to 2026-11-25T18:00Z | aaa (1), bbb+ (1) |", "| sin | 1 | 1 |",
+	for _, want := range []string{"| 2 | 1 (50.0%) | 0 | 0 | 1 |", "| float32 | 2 | 2026-11-25T10:00Z to 2026-11-25T18:00Z | aaa (1), bbb+ (1) |", "| sin | 1 | 1 |",
 		"OpInfos: 2 of the selection's 3 have samples here; without a sample here (not run, or no sample in these dtypes): tan"} {
 		if !strings.Contains(string(table), want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
