@@ -13,19 +13,36 @@ import (
 // write an input slot, so the manifest can name the input's slot as that
 // output instead, and the copy kernel disappears.
 
-// aliasInputOutputs drops the kernels that copy a whole input, unchanged,
-// into an output, and records the input each such output reads from. Only
-// the C dialect does it (its manifest outputs are slot numbers).
+// aliasInputOutputs drops the copies of a whole input, unchanged, into an
+// output, and records the input each such output reads from: a kernel that
+// is only that copy goes, and a copy the scheduler fused into a kernel
+// reading the same input (a cross-entropy's saved logits, copied in the
+// pass that takes their row max: 10 MB written per forward) leaves that
+// kernel. Only the C dialect does it (its manifest outputs are slot
+// numbers).
 func (r *renderer) aliasInputOutputs() {
 	if r.d.GlobalIdx != "" {
 		return
 	}
 	var kept []*loopir.Kernel
 	for _, k := range r.kernels {
-		if in, out, ok := r.inputCopy(k); ok {
-			r.aliasOf[out] = in
-			r.elided[out] = true
+		var nodes []*loopir.Node
+		for _, c := range k.Nodes {
+			if in, out, ok := r.inputCopy(c); ok && !readInKernel(k, out) {
+				r.aliasOf[out] = in
+				r.elide(out, "the input "+in+"'s slot is this output (alias.go)")
+				delete(r.writer, out)
+				continue
+			}
+			nodes = append(nodes, c)
+		}
+		switch {
+		case len(nodes) == 0:
 			continue
+		case len(nodes) < len(k.Nodes):
+			nk := *k
+			nk.Nodes = nodes
+			k = &nk
 		}
 		kept = append(kept, k)
 	}
@@ -37,14 +54,22 @@ func (r *renderer) aliasInputOutputs() {
 	}
 }
 
-// inputCopy matches a kernel that is exactly out[i] = in[i] over the whole
+// readInKernel reports whether a node of k reads buf.
+func readInKernel(k *loopir.Kernel, buf string) bool {
+	for _, n := range k.Nodes {
+		for _, d := range n.Reads {
+			if d.Buffer == buf {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inputCopy matches a node that is exactly out[i] = in[i] over the whole
 // row-major extent of both, in an input and out an output of the same
 // dtype and sizes (an input or a constant: neither is ever written).
-func (r *renderer) inputCopy(k *loopir.Kernel) (string, string, bool) {
-	if len(k.Nodes) != 1 {
-		return "", "", false
-	}
-	c := k.Nodes[0]
+func (r *renderer) inputCopy(c *loopir.Node) (string, string, bool) {
 	if c.Kind != loopir.Pointwise || len(c.Body) != 2 || len(c.Writes) != 1 {
 		return "", "", false
 	}
@@ -86,5 +111,6 @@ func rowMajorIndex(idx loopir.Expr, ranges []loopir.Expr) bool {
 		}
 		stride *= rng[i]
 	}
-	return len(co)-1 == vars
+	delete(co, "") // a lone variable's coefficients have no constant entry
+	return len(co) == vars
 }

@@ -44,7 +44,7 @@ func (r *renderer) foldTransposedGEMMs() {
 	for _, k := range r.kernels {
 		if ext, st, ok := r.transposingCopy(k, readers, outputs); ok {
 			r.folded[ext] = &st
-			r.elided[ext.Name] = true
+			r.elide(ext.Name, "the GEMM writes "+st.buf+" directly, transposed (gemm_fold.go)")
 			r.writer[st.buf] = ext
 			continue
 		}

@@ -33,17 +33,7 @@ func TestTransposedGEMMOutputAndAliasedInputs(t *testing.T) {
 			if len(src.Kernels) != 3 {
 				t.Errorf("forward: %d kernels, want 3 (the three Linear layers)", len(src.Kernels))
 			}
-			inputs := map[int]bool{}
-			for _, s := range src.Manifest.Inputs {
-				inputs[s] = true
-			}
-			aliased := 0
-			for _, s := range src.Manifest.Outputs {
-				if inputs[s] {
-					aliased++
-				}
-			}
-			if aliased != 3 {
+			if aliased := inputSlotOutputs(src); aliased != 3 {
 				t.Errorf("forward: %d outputs are input slots, want 3 (x, W2, W3 saved)", aliased)
 			}
 		}

@@ -70,8 +70,8 @@ type renderer struct {
 	gemms   map[tensor.DType]bool
 	gens    map[int]*kernelGen
 	folded  map[*loopir.Node]*gemmStore // mm nodes writing a transposed output (gemm_fold.go)
-	elided  map[string]bool             // buffers no kernel needs any more (a folded mm's own result)
 	aliasOf map[string]string           // output buffer -> the input whose slot it is (alias.go)
+	why     map[string]string           // buffers no kernel needs any more -> why (the memory plan's note: plan.go)
 	irNodes map[string]*ir.Node         // the graph's nodes by name (irnodes.go)
 	readers map[string][]*loopir.Node   // each buffer's reading nodes (internal builds it)
 	alts    map[int]*choiceSet          // kernels with alternatives chosen by measurement (choice.go)
@@ -88,10 +88,27 @@ func Render(p *loopir.Program, kernels []*loopir.Kernel, plan *sched.MemoryPlan,
 	if p == nil {
 		return nil, fmt.Errorf("render: no program")
 	}
+	r, err := newRenderer(p, kernels, plan, d, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.collectSymbols()
+	if err := r.layout(); err != nil {
+		return nil, fmt.Errorf("render: graph %q (%s): %w", opts.Graph, opts.Role, err)
+	}
+	if src, err = r.program(); err != nil {
+		return nil, fmt.Errorf("render: graph %q (%s): %w", opts.Graph, opts.Role, err)
+	}
+	return src, nil
+}
+
+// newRenderer indexes kernels (a schedule of p) and takes the render-time
+// elisions (elide): what Render renders and PlanMemory plans.
+func newRenderer(p *loopir.Program, kernels []*loopir.Kernel, plan *sched.MemoryPlan, d Dialect, opts Options) (*renderer, error) {
 	r := &renderer{d: d, p: p, plan: plan, opts: opts, names: newNamer(), symC: map[string]string{},
 		store: map[string]*storage{}, arena: -1, writer: map[string]*loopir.Node{}, kindOf: map[*loopir.Node]int{},
 		gemms: map[tensor.DType]bool{}, gens: map[int]*kernelGen{},
-		folded: map[*loopir.Node]*gemmStore{}, elided: map[string]bool{}, aliasOf: map[string]string{}}
+		folded: map[*loopir.Node]*gemmStore{}, aliasOf: map[string]string{}, why: map[string]string{}}
 	r.kernels = kernels
 	r.indexGraph()
 	for ki, k := range kernels {
@@ -108,14 +125,7 @@ func Render(p *loopir.Program, kernels []*loopir.Kernel, plan *sched.MemoryPlan,
 	r.foldTransposedGEMMs()
 	r.elideZeroFulls() // scatter_zero.go
 	r.aliasInputOutputs()
-	r.collectSymbols()
-	if err := r.layout(); err != nil {
-		return nil, fmt.Errorf("render: graph %q (%s): %w", opts.Graph, opts.Role, err)
-	}
-	if src, err = r.program(); err != nil {
-		return nil, fmt.Errorf("render: graph %q (%s): %w", opts.Graph, opts.Role, err)
-	}
-	return src, nil
+	return r, nil
 }
 
 // collectSymbols finds the size symbols of the program (in the buffers'
@@ -236,11 +246,13 @@ func (r *renderer) layout() error {
 		b := r.p.Buffers[name]
 		w := r.writer[name]
 		row, planned := rows[name]
-		if r.elided[name] {
+		if r.why[name] != "" {
 			continue
 		}
+		// A buffer the plan's dialect (C) elides and this one does not
+		// (plan.go) still needs its memory.
 		need := b.Kind == loopir.Input || b.Kind == loopir.Constant || outputs[name] ||
-			(planned && row.Materialized) || (w != nil && (w.Kind == loopir.Extern || w.Kind == loopir.Fallback))
+			(planned && (row.Materialized || row.Note != "")) || (w != nil && (w.Kind == loopir.Extern || w.Kind == loopir.Fallback))
 		if !need {
 			continue
 		}

@@ -36,7 +36,7 @@ func (r *renderer) elideZeroFulls() {
 	var kept []*loopir.Kernel
 	for _, k := range r.kernels {
 		if buf, ok := r.deadZeroFull(k, readers, outputs); ok {
-			r.elided[buf] = true
+			r.elide(buf, "all zeros, written by the scatter_add itself (scatter_zero.go)")
 			delete(r.writer, buf)
 			continue
 		}

@@ -94,7 +94,10 @@ func addGPU(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult, res *
 		if lp.Loops == nil || lp.Schedule == nil {
 			return fmt.Errorf("%s: no loop program (the loop stages did not run)", where)
 		}
-		src, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, d, render.Options{Trace: label, Graph: u.Captured.Name, Role: lp.Role})
+		// The stages' plan is the C dialect's (its render-time elisions);
+		// this dialect's own is planned here.
+		plan := render.PlanMemory(lp.Loops, lp.Schedule.Kernels, d)
+		src, err := render.Render(lp.Loops, lp.Schedule.Kernels, plan, d, render.Options{Trace: label, Graph: u.Captured.Name, Role: lp.Role})
 		if err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}

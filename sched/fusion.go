@@ -73,6 +73,7 @@ func (s Score) String() string { return fmt.Sprintf("(%d, %d, %d)", s.Rank, s.By
 // state is the scheduler's working set.
 type state struct {
 	p       *loopir.Program
+	el      *Elisions        // the renderer's elisions the memory plan honours (elide.go)
 	env     map[string]int64 // symbol hints (s0 -> 8) for sizes
 	groupOf map[*loopir.Node]*group
 	writer  map[string]*loopir.Node

@@ -33,7 +33,8 @@ type BufferLife struct {
 	// First and Last are the kernels that write it and last read it
 	// (outputs live to the end); both -1 when it is not materialized.
 	First, Last  int
-	Materialized bool   // false: written and read only inside one kernel
+	Materialized bool   // false: written and read only inside one kernel, or elided
+	Note         string // why the renderer gives it no memory (Elisions), "" otherwise
 	Storage      string // the buffer whose allocation it uses (itself when new)
 	Reuse        string // "", "reuse" (a dead buffer's storage) or "inplace"
 }
@@ -48,17 +49,10 @@ type slot struct {
 }
 
 // Plan computes lifetimes and storage for kernels (a schedule of p).
+// The renderer may still leave buffers out (render.PlanMemory gives the
+// plan of what it allocates: PlanElided).
 func Plan(p *loopir.Program, kernels []*loopir.Kernel) *MemoryPlan {
-	s := &state{p: p, env: symbolHints(p)}
-	unfused := make([]*loopir.Kernel, len(p.Nodes))
-	for i, n := range p.Nodes {
-		unfused[i] = &loopir.Kernel{Name: n.Name, Nodes: []*loopir.Node{n}}
-	}
-	unf, _, _ := s.allocate(unfused, false)
-	before, nb, _ := s.allocate(kernels, false)
-	after, na, rows := s.allocate(kernels, true)
-	return &MemoryPlan{Buffers: rows, PeakUnfused: unf, PeakBefore: before, PeakAfter: after,
-		AllocsBefore: nb, AllocsAfter: na, Kernels: len(kernels)}
+	return PlanElided(p, kernels, nil)
 }
 
 // allocate walks kernels in order, giving each materialized buffer a
@@ -74,11 +68,11 @@ func (s *state) allocate(kernels []*loopir.Kernel, reuse bool) (int64, int, []Bu
 	var written []string
 	for k, kern := range kernels {
 		for _, n := range kern.Nodes {
-			for _, w := range n.Writes {
-				if _, ok := first[w.Buffer]; !ok {
-					first[w.Buffer] = k
-					last[w.Buffer] = k
-					written = append(written, w.Buffer)
+			for _, w := range s.writes(n) {
+				if _, ok := first[w]; !ok {
+					first[w] = k
+					last[w] = k
+					written = append(written, w)
 				}
 			}
 			for _, r := range n.Reads {
@@ -102,6 +96,10 @@ func (s *state) allocate(kernels []*loopir.Kernel, reuse bool) (int64, int, []Bu
 		}
 		if b != nil && (b.Kind == loopir.Input || b.Kind == loopir.Constant) {
 			continue // written in place into an input: the caller's storage
+		}
+		if row.Note = s.elided(name); row.Note != "" {
+			rows = append(rows, row)
+			continue
 		}
 		f := first[name]
 		materialized := outputs[name]

@@ -141,6 +141,10 @@ func (m *MemoryPlan) Table() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-14s %-12s %10s  %-9s %-14s %s\n", "buffer", "kind", "bytes", "live", "storage", "note")
 	for _, r := range m.Buffers {
+		if r.Note != "" {
+			fmt.Fprintf(&b, "%-14s %-12s %10d  %-9s %-14s %s\n", r.Name, r.Kind, r.Bytes, "-", "-", "not allocated: "+r.Note)
+			continue
+		}
 		if !r.Materialized {
 			fmt.Fprintf(&b, "%-14s %-12s %10d  %-9s %-14s %s\n", r.Name, r.Kind, r.Bytes, "-", "-", "not materialized: lives inside one kernel")
 			continue

@@ -67,7 +67,7 @@ func scheduleFusion(u *Unit) error {
 func planMemory(u *Unit) error {
 	for _, lp := range u.Programs {
 		if lp.Schedule != nil {
-			lp.Memory = sched.Plan(lp.Loops, lp.Schedule.Kernels)
+			lp.Memory = render.PlanMemory(lp.Loops, lp.Schedule.Kernels, render.C)
 		}
 	}
 	return nil
