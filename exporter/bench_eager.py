@@ -301,7 +301,9 @@ def time_graph(gm, inputs, params, runs, backward, warmup=3):
     """Median forward (and backward) ms of gm in its warm steady state. The backward
     is autograd.backward(outputs, ones), what gcdbg's backward program computes from
     its tangents; gradients are set to None before each call (zero_grad's default)."""
-    threads = os.cpu_count() or 1
+    # OMP_NUM_THREADS, when set, is the thread count of both sides (the
+    # compiled kernels' OpenMP reads it too): a one-thread comparison.
+    threads = int(os.environ.get("OMP_NUM_THREADS", "0") or 0) or os.cpu_count() or 1
     torch.set_num_threads(threads)
     fwd, bwd = [], []
     res = None

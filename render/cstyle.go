@@ -387,6 +387,9 @@ func (g *kernelGen) op(s loopir.Stmt, args []value) value {
 	d := g.r.d
 	isInt := len(args) > 0 && !args[len(args)-1].dt.IsFloat()
 	g.flops++
+	if fn := g.maskedExp(s); fn != "" { // expf.go
+		return g.decl(s.DType, fn+"("+g.cast(args[0], s.DType).c+")")
+	}
 	if fns, ok := d.Math[s.Op]; ok && s.DType.IsFloat() && len(args) >= 1 {
 		if fn := fns[s.DType]; fn != "" {
 			cs := make([]string, len(args))
