@@ -44,6 +44,9 @@ import (
 //     min.reduction_with_dim.out/bool/1 (max/min(dim) take bool, where argmax does not),
 //     pow/float16/5 (exported without gradients: PyTorch's float16 pow backward fails,
 //     "log_vml_cpu" not implemented for 'Half', and float16 is not among its backward dtypes)
+//   - int64 convolutions (manifest_conv_int64.jsonl), which PyTorch computes and gcdbg refused:
+//     conv1d/int64/3 (groups, stride, dilation), conv2d/int64/7, conv_transpose2d/int64/4 and
+//     conv_transpose3d/int64/4 (output_padding, dilation)
 func TestCommittedEdgeTraces(t *testing.T) {
 	samples, err := ReadManifest("testdata/traces")
 	if err != nil {

@@ -18,6 +18,23 @@ func nnFloatOnly(op string, ts ...*Tensor) error {
 	return nil
 }
 
+// nnConvDTypes checks a convolution's tensors: floating or int64, which
+// PyTorch 1.13's CPU kernels compute (int64 sums in float64 here, exact up to
+// 2^53, as mm's). PyTorch refuses bool; its conv2d/conv3d also take the
+// narrower integers, which gcdbg does not (yet).
+func nnConvDTypes(op string, ts ...*Tensor) error {
+	for _, t := range ts {
+		if t == nil || t.DType.IsFloat() || t.DType == Int64 {
+			continue
+		}
+		if t.DType == Bool {
+			return fmt.Errorf("%q not implemented for '%s'", op, nnTorchTypeName(t.DType))
+		}
+		return fmt.Errorf("%s of %s tensors is not supported by gcdbg (floating and int64 are)", op, torchName(t.DType))
+	}
+	return nil
+}
+
 func nnTorchTypeName(dt DType) string {
 	switch dt {
 	case Bool:
@@ -114,7 +131,7 @@ func nnConv2dCore(x, w, b *Tensor, stride, padLo, padHi, dilation [2]int, groups
 	if w.Dim() != 4 {
 		return nil, fmt.Errorf("conv2d: expected weight to be 4-D, but got weight of size %v", w.Shape)
 	}
-	if err := nnFloatOnly("slow_conv2d_cpu", x, w, b); err != nil {
+	if err := nnConvDTypes("slow_conv2d_cpu", x, w, b); err != nil {
 		return nil, err
 	}
 	for i := 0; i < 2; i++ {

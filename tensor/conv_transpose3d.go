@@ -10,7 +10,7 @@ func ConvTranspose3d(x, w, b *Tensor, stride, pad, outPad, dil [3]int, groups in
 	if err := nnNilCheck("conv_transpose3d", x, w); err != nil {
 		return nil, err
 	}
-	if err := nnFloatOnly("conv_transpose3d", x, w, b); err != nil {
+	if err := nnConvDTypes("conv_transpose3d", x, w, b); err != nil {
 		return nil, err
 	}
 	if x.Dim() != 5 || w.Dim() != 5 {

@@ -286,7 +286,7 @@ func Conv3d(x, w, b *Tensor, stride, padding, dilation [3]int, groups int) (*Ten
 	if err := nnNilCheck("conv3d", x, w); err != nil {
 		return nil, err
 	}
-	if err := nnFloatOnly("conv3d", x, w, b); err != nil {
+	if err := nnConvDTypes("conv3d", x, w, b); err != nil {
 		return nil, err
 	}
 	if x.Dim() != 5 || w.Dim() != 5 {

@@ -95,7 +95,7 @@ func Conv2dBackwardInput(gradOut, w *Tensor, inShape []int, stride, padding, dil
 	if err := checkT(gradOut, w); err != nil {
 		return nil, err
 	}
-	if err := nnFloatOnly(op, gradOut, w); err != nil {
+	if err := nnConvDTypes(op, gradOut, w); err != nil { // int64: conv_transpose1d/2d's forward
 		return nil, err
 	}
 	in, unb, err := gradAs4D(op, "input_size", inShape)
