@@ -85,3 +85,31 @@ func TestMergeRun(t *testing.T) {
 		t.Errorf("rc %d merging PyTorch 2.6 samples: %s", rc, errb.String())
 	}
 }
+
+// A run without -store of chosen ids (conformance/run.sh --ids: no covered
+// pairs) does not count the listed samples it did not judge as regressions
+// (it flagged prod/bool/9 "no longer exported" when only prod/bool/19 ran);
+// one whose OpInfo x dtype it exported in full still does.
+func TestIdsRunRegressions(t *testing.T) {
+	work := t.TempDir()
+	passing := filepath.Join(work, "passing.txt")
+	bin := filepath.Join(work, "gcdbg")
+	os.WriteFile(bin, nil, 0o755)
+	os.WriteFile(passing, []byte("cos/float32/0\ncos/float32/1\n"), 0o644)
+	dir := filepath.Join(work, "export")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "manifest.jsonl"),
+		[]byte(`{"id": "cos/float32/2", "opinfo": "cos", "dtype": "float32", "refused": "export: boom"}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "covered.tsv"), nil, 0o644)
+	args := []string{"-dir", dir, "-bin", bin, "-passing", passing, "-md", filepath.Join(work, "t.md"),
+		"-torch", "1.13", "-commit", "bbb", "-date", "2026-11-25T18:00Z", "-command", "run.sh --ids f"}
+	var out, errb bytes.Buffer
+	if rc := run(args, &out, &errb); rc != 0 || strings.Contains(out.String(), "REGRESSION") {
+		t.Fatalf("rc %d (want 0: nothing listed was judged)\n%s%s", rc, out.String(), errb.String())
+	}
+	os.WriteFile(filepath.Join(dir, "covered.tsv"), []byte("cos\tfloat32\n"), 0o644)
+	out.Reset()
+	if rc := run(args, &out, &errb); rc != 1 || !strings.Contains(out.String(), "REGRESSION cos/float32/1 (no longer exported)") {
+		t.Errorf("rc %d with cos/float32 exported in full (want 1, cos/float32/1 no longer exported)\n%s", rc, out.String())
+	}
+}
