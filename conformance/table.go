@@ -47,6 +47,18 @@ func coverageName(opinfo string) string {
 	return n
 }
 
+// outOfScopeFor is why the OpInfo's op is out of scope: an in-place
+// variant's own entry first (squeeze_ for squeeze.inplace), then its op's.
+func outOfScopeFor(m map[string]string, opinfo string) (string, bool) {
+	if strings.HasSuffix(opinfo, ".inplace") {
+		if why, ok := m[coverageName(opinfo)+"_"]; ok {
+			return why, true
+		}
+	}
+	why, ok := m[coverageName(opinfo)]
+	return why, ok
+}
+
 type opRow struct {
 	name                                string
 	pass, wrong, xfail, refused, failed int
@@ -200,7 +212,7 @@ func WriteMarkdown(w io.Writer, info RunInfo, outs []Outcome) error {
 			}
 			rs = append(rs, fmt.Sprintf("%d× %s (e.g. `%s`)", r.reasons[k], mdEscape(k), strings.ReplaceAll(r.firstFail[k], "`", "'")))
 		}
-		if why, ok := info.OutOfScope[coverageName(n)]; ok && r.pass < r.total {
+		if why, ok := outOfScopeFor(info.OutOfScope, n); ok && r.pass < r.total {
 			rs = append([]string{"out of scope (`gcdbg ops --coverage`): " + mdEscape(why)}, rs...)
 		}
 		p("| %s | %d | %d | %d | %d | %d | %d | %s |\n", mdEscape(n), r.total, r.pass, r.wrong, r.xfail, r.refused, r.failed, strings.Join(rs, "<br>"))

@@ -642,11 +642,18 @@ class _RecordingShapeProp(ShapeProp):
     def __init__(self, gm):
         super().__init__(gm)
         self.values = {}
+        self.metas = {}
 
     def run_node(self, n):
         self.current = n
         result = super().run_node(n)
         self.values[n.name] = result
+        # the meta as the node made its value: a later in-place view op (x.unsqueeze_(0),
+        # x.squeeze_()) changes the same tensor object's shape and strides
+        try:
+            self.metas[n.name] = value_meta(result)
+        except Exception:
+            pass  # export_graph encodes it from the value, and says what fails there
         return result
 
 
@@ -941,7 +948,9 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
                     p.copy_(param_snapshot[k])
 
     sp = _RecordingShapeProp(gm)
-    _propagate(sp, example_inputs)
+    # on copies: an in-place op on an input (x.add_(y), x.unsqueeze_(0)) must leave the
+    # example inputs as they were, the values the trace holds and `expected` starts from
+    _propagate(sp, _clone_inputs(example_inputs))
     values = sp.values
     restore_buffers()
 
@@ -979,7 +988,8 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
         e["kwargs"] = {k: encode_arg(v) for k, v in n.kwargs.items()}
         meta = {}
         if n.op != "output":
-            meta.update(value_meta(values.get(n.name)))
+            m = sp.metas.get(n.name)
+            meta.update(m if m is not None else value_meta(values.get(n.name)))
         if n.op == "placeholder":
             x = example_inputs[ph_index]
             ph_index += 1

@@ -347,13 +347,13 @@ func (nz *normalizer) node(n *ir.Node) error {
 
 // call rewrites a call_function or call_method node.
 func (nz *normalizer) call(n *ir.Node) error {
+	if handled, err := nz.composedCall(n); handled { // normalize_composed.go: F.dropout3d, F.instance_norm, x.unsqueeze_, ...
+		return err
+	}
 	if handled, err := nz.outVariant(n); handled { // functionalize_out.go: op(..., out=buf)
 		return err
 	}
 	if handled, err := nz.nativeTupleCall(n); handled { // normalize_pt2.go: native_layer_norm, ...
-		return err
-	}
-	if handled, err := nz.composedCall(n); handled { // normalize_composed.go: F.dropout3d, F.instance_norm, ...
 		return err
 	}
 	if n.Op == ir.CallFunction && n.Target == "builtins.getattr" {

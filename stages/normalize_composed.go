@@ -2,17 +2,26 @@ package stages
 
 import "gcdbg/ir"
 
-// composedFns normalize captured functions that become several canonical
-// ops rather than one (F.dropout1d/3d: normalize_dropout.go,
-// F.instance_norm: modules_norm.go), keyed by the captured target; each
-// maps n to the node standing for its result. normalizer.call tries them
-// before the one-op aliases.
+// composedFns normalize captured calls that become several canonical ops
+// or rebind a name rather than map to one op (F.dropout1d/3d:
+// normalize_dropout.go, F.instance_norm: modules_norm.go, the in-place view
+// methods x.unsqueeze_: normalize_inplace_view.go), keyed by the captured
+// target ("method:" and the name for a Tensor method); each maps n to the
+// node standing for its result. normalizer.call tries them first.
 var composedFns = map[string]func(nz *normalizer, n *ir.Node) error{}
 
 // composedCall normalizes n when its target is one of composedFns.
 func (nz *normalizer) composedCall(n *ir.Node) (bool, error) {
-	f, ok := composedFns[n.Target]
-	if n.Op != ir.CallFunction || !ok {
+	key := n.Target
+	switch n.Op {
+	case ir.CallMethod:
+		key = "method:" + n.Target
+	case ir.CallFunction:
+	default:
+		return false, nil
+	}
+	f, ok := composedFns[key]
+	if !ok {
 		return false, nil
 	}
 	return true, f(nz, n)
