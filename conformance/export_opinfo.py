@@ -224,7 +224,6 @@ def variant_function(o, kind, sample, grad):
         if kind == "inplace":
             x = inp.clone() if grad else inp.detach().clone()
             o.inplace_variant(x, *args, **kwargs)
-            shape_changed = x.shape != inp.shape or x.stride() != inp.stride()
         else:
             ref = o.op(inp, *args, **kwargs)
             if _is_tensor(ref):
@@ -238,11 +237,6 @@ def variant_function(o, kind, sample, grad):
         raise
     except Exception as e:
         raise Rejected(short(e))
-    if kind == "inplace" and shape_changed:
-        # torch.fx's shape propagation records such a node's tensor after the later in-place change
-        raise RuntimeError("in-place %s changes self's shape or strides (an in-place view op): the exporter "
-                           "(torch.fx shape propagation) cannot record the tensor before and after, so it is "
-                           "not exported" % getattr(o.inplace_variant, "__name__", o.name + "_"))
     tensors = []
     tmpl = _flatten_tensors((inp, args, kwargs), tensors)
     names = ["t%d" % i for i in range(len(tensors))]
