@@ -557,22 +557,80 @@ func (b *builder) vectorNorm(x ir.Arg, p float64, dims, keepdim, dtype ir.Arg) i
 	if dims == nil {
 		dims = ir.Tuple{}
 	}
-	xf, round := b.opmath(x) // ATen's norm accumulates a narrow float in float, rounds once
+	// PyTorch 1.13's CPU norm (ReduceOpsKernel.cpp) reduces a float16/bfloat16
+	// input in that type (NormOps<scalar_t, acc_t = scalar_t>): |x|^p is rounded
+	// to it (a float16 14^5 is +Inf, so pairwise_distance(p=5) is +Inf), the sum
+	// too (here wider, rounded once), and the root is pow(sum, 1/p) with 1/p
+	// itself rounded (1/3 is 0.333984375 in bfloat16). Only its p = 2 fast path
+	// over the last dimension, taken for bfloat16 (not float16), accumulates in
+	// float and rounds once.
+	dt := b.dtype(x)
+	xf, round := x, func(r ir.Arg) ir.Arg { return r }
+	if p == 2 && dt == tensor.BFloat16 && b.reducesLastDims(x, dims) {
+		xf, round = b.opmath(x)
+	}
 	switch {
 	case p == 2:
 		return round(b.o("sqrt", b.o("sum", b.o("mul", xf, xf), dims, keepdim)))
 	case p == 1:
-		return round(b.o("sum", b.o("abs", xf), dims, keepdim))
+		return b.o("sum", b.o("abs", x), dims, keepdim)
 	case math.IsInf(p, 1):
 		return b.o("amax", b.o("abs", x), dims, keepdim)
 	case math.IsInf(p, -1):
 		return b.o("amin", b.o("abs", x), dims, keepdim)
 	case p == 0:
-		return b.o("to_dtype", b.o("sum", b.o("ne", x, int64(0)), dims, keepdim), b.dtype(x))
+		return b.o("to_dtype", b.o("sum", b.o("ne", x, int64(0)), dims, keepdim), dt)
 	}
-	return round(b.o("pow", b.o("sum", b.o("pow", b.o("abs", xf), p), dims, keepdim), 1/p))
+	ax := b.o("abs", x)
+	var terms ir.Arg
+	if p > 0 && p < 1 {
+		// PyTorch's norm_backward gives 0 where x == 0; the derivative of |x|^p
+		// there is inf * 0 = NaN, so those elements take |1|^p and are masked
+		// to 0 after it (the mask's other branch gets no gradient).
+		z := b.o("eq", x, int64(0))
+		ax = b.o("where", z, b.o("full", ir.Tuple{}, int64(1), dt), ax)
+		terms = b.o("where", z, b.o("full", ir.Tuple{}, int64(0), dt), b.o("pow", ax, p))
+	} else {
+		terms = b.o("pow", ax, p)
+	}
+	return b.o("pow", b.o("sum", terms, dims, keepdim), tensor.Round(dt, 1/p))
 }
 
+// reducesLastDims reports whether reducing x over dims is, once its size-1
+// dims are dropped (as TensorIterator coalesces them), a reduction over a
+// non-empty run of its trailing dims: ATen's "reduce the last dim" kernels.
+func (b *builder) reducesLastDims(x ir.Arg, dims ir.Arg) bool {
+	xs := b.shape(x)
+	red := make([]bool, len(xs))
+	ds := b.ints(dims)
+	if len(ds) == 0 { // every dim
+		for i := range red {
+			red[i] = true
+		}
+	}
+	for _, d := range ds {
+		if d < 0 {
+			d += len(xs)
+		}
+		if d < 0 || d >= len(xs) {
+			return false
+		}
+		red[d] = true
+	}
+	some, kept := false, false
+	for i := len(xs) - 1; i >= 0; i-- {
+		switch {
+		case xs[i] == 1:
+		case red[i] && kept:
+			return false
+		case red[i]:
+			some = true
+		default:
+			kept = true
+		}
+	}
+	return some
+}
 func (b *builder) rollDim(x ir.Arg, d, shift int) ir.Arg {
 	n := b.shape(x)[d]
 	if n == 0 || shift%n == 0 {

@@ -121,10 +121,19 @@ func (b *builder) batchNormTrain(x, rm, rv, w, bias, momentum, eps ir.Arg, stats
 		if rs := b.shape(running); !sameInts(rs, []int{C}) {
 			st = b.reshape(stat, rs)
 		}
-		if dt := b.dtype(running); dt != b.dtype(st) {
+		rf, rround := b.opmath(running)
+		if dt := b.dtype(rf); dt != b.dtype(st) {
 			st = b.call("aten.to_dtype", st, dt)
 		}
-		return b.call("aten.add", b.call("aten.mul", running, keep), b.call("aten.mul", st, momentum))
+		return rround(b.call("aten.add", b.call("aten.mul", rf, keep), b.call("aten.mul", st, momentum)))
+	}
+	// ATen updates the running stats of a float16/bfloat16 input from its
+	// float statistics, rounding once (rounded per step, a running var was
+	// 27.375 for PyTorch's 27.5); the output keeps the rounded steps above.
+	if xf, _ := b.opmath(x); xf != x {
+		mean = b.call("aten.div", b.call("aten.sum", xf, sizesArg(dims), true), int64(n))
+		xc := b.call("aten.sub", xf, mean)
+		v = b.call("aten.div", b.call("aten.sum", b.call("aten.mul", xc, xc), sizesArg(dims), true), int64(n))
 	}
 	// The running stats take no part in autograd (PyTorch updates them
 	// under no_grad): detach keeps the joint graph from differentiating
