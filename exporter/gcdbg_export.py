@@ -854,6 +854,8 @@ class _RandomRecorder(torch.fx.Interpreter):
 
     def run_node(self, n):
         args, kwargs = self.fetch_args_kwargs_from_env(n)
+        if n.op == "call_function" and n.target is _F.rrelu:
+            return self._rrelu(n, args, kwargs)
         drop = None
         if n.op == "call_module":
             m = self.module.get_submodule(n.target)
@@ -901,13 +903,37 @@ class _RandomRecorder(torch.fx.Interpreter):
         return res
 
 
+    def _rrelu(self, n, args, kwargs):
+        """F.rrelu in training: ATen draws, for every element <= 0, a slope uniform in
+        [lower, upper), rounded to x's dtype: the noise rrelu_with_noise fills, 1 elsewhere.
+        Peeked with that same call on a copy of the input, then the RNG is rewound; the output
+        must be x * noise."""
+        b = dict(zip(["input", "lower", "upper", "training", "inplace"], args))
+        b.update(kwargs)
+        x = b["input"]
+        if not (b.get("training", False) and isinstance(x, torch.Tensor)):
+            return super().run_node(n)
+        lo, hi = float(b.get("lower", 1. / 8)), float(b.get("upper", 1. / 3))
+        state = torch.get_rng_state()
+        noise = torch.empty(x.shape, dtype=x.dtype)
+        torch.ops.aten.rrelu_with_noise(x.detach().clone(), noise, lo, hi, True)
+        torch.set_rng_state(state)
+        x0 = x.detach().clone()  # an inplace rrelu overwrites x
+        res = super().run_node(n)
+        if not torch.equal(res.detach(), x0 * noise):
+            raise EncodeError("node %s: could not record the slopes rrelu drew (the replayed draw does "
+                              "not reproduce the output)" % n.name)
+        self.draws[n.name] = noise
+        return res
+
+
 def record_random(gm, example_inputs, outs):
     """Per random node of gm, what PyTorch drew in a run from the current RNG state; checks
     that the run reproduces the reference outputs `outs`."""
     has_random = any(
         (n.op == "call_module" and (type(gm.get_submodule(n.target)) is torch.nn.Dropout or
                                     type(gm.get_submodule(n.target)) in _FEATURE_DROPOUT_MODULES)) or
-        (n.op == "call_function" and (n.target in _DROPOUT_FNS or n.target in _DRAW_FNS)) or
+        (n.op == "call_function" and (n.target in _DROPOUT_FNS or n.target in _DRAW_FNS or n.target is _F.rrelu)) or
         (n.op == "call_method" and n.target in _DRAW_METHODS)
         for n in gm.graph.nodes)
     if not has_random:

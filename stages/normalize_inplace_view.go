@@ -14,7 +14,8 @@ import (
 // keep their shape, writes through the rebound x reach x's storage as
 // through any view. On a graph input (or a view of one) the caller's own
 // tensor would change shape, which a compiled graph cannot hand back:
-// refused.
+// refused, unless the view has self's shape and strides (x.squeeze_(d) of a
+// dim that is not 1 changes nothing).
 
 var inplaceViewMethods = map[string]string{"unsqueeze_": "unsqueeze", "squeeze_": "squeeze"}
 
@@ -36,9 +37,6 @@ func (nz *normalizer) inplaceViewCall(n *ir.Node) error {
 	if !ok || self.Meta.Tensor == nil {
 		return fmt.Errorf("args[0]: in-place %s changes %q, which is not a tensor", n.Target, selfSrc.Name)
 	}
-	if in := graphInputOf(self); in != nil {
-		return fmt.Errorf("args[0]: in-place %s changes the shape of graph input %q (an input metadata mutation), which gcdbg's compiled graph cannot hand back to the caller: apply it to a clone, or use the out-of-place x.%s(...)", n.Target, in.Name, inplaceViewMethods[n.Target])
-	}
 	plain := *n
 	plain.Target = inplaceViewMethods[n.Target]
 	d, al, ok := canonicalFor(&plain)
@@ -52,7 +50,12 @@ func (nz *normalizer) inplaceViewCall(n *ir.Node) error {
 	if err := nz.emit(n, d, args); err != nil {
 		return err
 	}
-	nz.mapped[selfSrc] = nz.mapped[n] // later uses of x see the view
+	v, _ := nz.mapped[n].(*ir.Node)
+	if in := graphInputOf(self); in != nil && (v == nil || v.Meta.Tensor == nil ||
+		!v.Meta.Tensor.Shape.Equal(self.Meta.Tensor.Shape) || !sameInts(v.Meta.Tensor.Stride, self.Meta.Tensor.Stride)) {
+		return fmt.Errorf("args[0]: in-place %s on a graph input is not supported (out of scope, `gcdbg ops --coverage`): it changes the shape of graph input %q (an input metadata mutation), which gcdbg's compiled graph cannot hand back to the caller; apply it to a clone, or use the out-of-place x.%s(...)", n.Target, in.Name, inplaceViewMethods[n.Target])
+	}
+	nz.mapped[selfSrc] = v // later uses of x see the view
 	return nil
 }
 

@@ -220,7 +220,7 @@ func (nz *normalizer) batchNormTraining(n *ir.Node) (ir.Arg, error) {
 
 // randomOps are the canonical ops that draw random numbers.
 var randomOps = map[string]bool{"aten.dropout": true, "aten.feature_dropout": true, "aten.feature_alpha_dropout": true,
-	"aten.rand_like": true, "aten.randn_like": true, "aten.bernoulli": true}
+	"aten.rand_like": true, "aten.randn_like": true, "aten.bernoulli": true, "aten.rrelu": true}
 
 // featureDropouts draw one value per (sample, channel); the alpha one
 // computes its output with alpha_dropout_masked.
@@ -243,6 +243,7 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 	inplace := false
 	feature := featureDropouts[d.Name]
 	dropout := d.Name == "aten.dropout" || feature
+	rrelu := d.Name == "aten.rrelu" // the draw: the slope of every element
 	switch {
 	case dropout:
 		pv, okP := a[1].(float64)
@@ -270,6 +271,18 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 	case d.Name == "aten.bernoulli":
 		if a[2] != nil {
 			return nil, nil, fmt.Errorf("kwargs.generator: an explicit generator is not supported")
+		}
+	case rrelu:
+		tr, okT := a[3].(bool)
+		if !okT {
+			return nil, nil, fmt.Errorf("args: rrelu's training must be a constant, got %s", argText(a[3]))
+		}
+		if !tr {
+			return nil, nil, nil // leaky_relu with the mean slope
+		}
+		inplace, _ = a[4].(bool)
+		if !xm.DType.IsFloat() {
+			return nil, nil, fmt.Errorf("args[0]: rrelu needs a floating input, got %s", xm.DType)
 		}
 	}
 	name := origin(n)
@@ -356,11 +369,45 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 			if drawn, err = nz.callFor(n, "aten.to_dtype", keep, xm.DType); err != nil {
 				return nil, nil, err
 			}
+		case rrelu:
+			// ATen: x <= 0 ? uniform(lower, upper) : 1
+			lo, okL := a[1].(float64)
+			hi, okH := a[2].(float64)
+			if !okL || !okH {
+				return nil, nil, fmt.Errorf("args: rrelu's lower and upper must be float constants, got %s and %s", argText(a[1]), argText(a[2]))
+			}
+			s, err := nz.callFor(n, "aten.mul", u, hi-lo)
+			if err == nil {
+				s, err = nz.callFor(n, "aten.add", s, lo)
+			}
+			var neg, one *ir.Node
+			if err == nil {
+				neg, err = nz.callFor(n, "aten.le", x, int64(0))
+			}
+			if err == nil {
+				one, err = nz.callFor(n, "aten.full_like", u, 1.0)
+			}
+			if err == nil {
+				drawn, err = nz.callFor(n, "aten.where", neg, s, one)
+			}
+			if err != nil {
+				return nil, nil, err
+			}
 		default:
 			drawn = u
 		}
 	}
 	res := drawn.(*ir.Node)
+	if rrelu {
+		if res, err = nz.callFor(n, "aten.rrelu_noised", x, drawn); err != nil {
+			return nil, nil, err
+		}
+		if inplace {
+			if res, err = nz.callFor(n, "aten.copy_", x, res); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
 	if dropout {
 		masked := "aten.dropout_masked"
 		if d.Name == "aten.feature_alpha_dropout" {
