@@ -23,13 +23,18 @@ import (
 //
 // A choice is a set of bits, so that a GEMM kernel's two questions combine:
 //
-//   - choiceOneThread: the kernel's parallel loop nests run on the calling
-//     thread (their OpenMP if() clause is false). The nests distribute
-//     independent outer points (rows, columns, elements); every
-//     reduction stays within one point, so the results are bit-identical.
-//     Offered where the nest has a static size above the dialect's
-//     ParallelMin (below it the team never starts) and at most
-//     oneThreadMaxPoints.
+//   - choiceOneThread: the kernel runs on the calling thread: its parallel
+//     loop nests' OpenMP if() clause is false, and its GEMM runs OpenBLAS
+//     with one thread (openblas_set_num_threads around the call) or the
+//     generated GEMM without its team. The nests distribute independent
+//     outer points (rows, columns, elements) and every reduction stays
+//     within one point, so their results are bit-identical; OpenBLAS
+//     splits a product over M and N, not K. Offered for every GEMM kernel
+//     and for nests with a static size above the dialect's ParallelMin
+//     (below it the team never starts) and at most oneThreadMaxPoints.
+//     Under load a team costs more than it gains: on this 2-core VM at a
+//     load average of 12, a 20x2048x512 sgemm took 24 ms with OpenBLAS's
+//     two threads and 0.63 ms with one (a C probe, median of 60).
 //   - choiceGenGEMM: mm/bmm run the generated cache-tiled GEMM instead of
 //     OpenBLAS's sgemm/dgemm. Not bit-identical to BLAS (another order of
 //     the K sum); the run's result passes the accuracy verdict either way
@@ -88,6 +93,26 @@ func (g *kernelGen) threadChoice(points []loopir.Expr) string {
 	return fmt.Sprintf("!(%s & %d) && ", choiceVar, choiceOneThread)
 }
 
+// gemmThreads writes a GEMM call (call) that runs on one thread when the
+// kernel chose so: OpenBLAS set to one thread around it, the generated
+// GEMM without its team.
+func (g *kernelGen) gemmThreads(t string, call func()) {
+	if !g.r.d.Entry || (t != "float" && t != "double") {
+		call()
+		return
+	}
+	g.r.choiceOf(g.idx).threads = true
+	g.line("{")
+	g.ind++
+	g.line("const int gcdbg_bt = %s & %d ? gcdbg_blas_threads(1) : -1;", choiceVar, choiceOneThread)
+	g.line("gcdbg_gemm_team = !(%s & %d);", choiceVar, choiceOneThread)
+	call()
+	g.line("gcdbg_gemm_team = 1;")
+	g.line("if (gcdbg_bt > 1) gcdbg_blas_threads(gcdbg_bt);")
+	g.ind--
+	g.line("}")
+}
+
 // gemmFn is the GEMM function an mm/bmm call of this kernel names: the
 // OpenBLAS-first one, or, when the kernel may choose, either of the two.
 func (g *kernelGen) gemmFn(t string) string {
@@ -126,26 +151,24 @@ func (g *kernelGen) alternatives() []compiler.Alternative {
 }
 
 func choiceLabel(v int32, c *choiceSet) string {
-	var parts []string
+	one := v&choiceOneThread != 0
 	if c.gemm {
+		gemm := "OpenBLAS"
 		if v&choiceGenGEMM != 0 {
-			parts = append(parts, "generated GEMM")
-		} else {
-			parts = append(parts, "OpenBLAS")
+			gemm = "generated GEMM"
 		}
+		if !c.threads {
+			return gemm
+		}
+		if one {
+			return gemm + ", one thread"
+		}
+		return gemm + ", all threads"
 	}
-	if c.threads {
-		what := "loops"
-		if c.gemm {
-			what = "epilogue"
-		}
-		if v&choiceOneThread != 0 {
-			parts = append(parts, what+" on one thread")
-		} else {
-			parts = append(parts, what+" on the OpenMP team")
-		}
+	if one {
+		return "loops on one thread"
 	}
-	return strings.Join(parts, ", ")
+	return "loops on the OpenMP team"
 }
 
 func describeChoices(alts []compiler.Alternative) string {

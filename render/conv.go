@@ -46,28 +46,6 @@ const convPreludeScratch = `
 #include <omp.h>
 #include <dlfcn.h>
 #include <pthread.h>
-/* OpenBLAS's thread count: set to n, returning the previous count (-1
-   without OpenBLAS). The conv kernels set 1 while OpenMP threads run one
-   GEMM each, and restore it after. */
-typedef void (*gcdbg_blas_set_threads_t)(int);
-typedef int (*gcdbg_blas_get_threads_t)(void);
-static gcdbg_blas_set_threads_t gcdbg_blas_set_threads;
-static gcdbg_blas_get_threads_t gcdbg_blas_get_threads;
-static pthread_once_t gcdbg_blas_threads_once = PTHREAD_ONCE_INIT;
-static void gcdbg_blas_threads_load(void) {
-  void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
-  if (!h) h = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
-  if (!h) return;
-  gcdbg_blas_set_threads = (gcdbg_blas_set_threads_t)dlsym(h, "openblas_set_num_threads");
-  gcdbg_blas_get_threads = (gcdbg_blas_get_threads_t)dlsym(h, "openblas_get_num_threads");
-}
-static int gcdbg_blas_threads(int n) {
-  pthread_once(&gcdbg_blas_threads_once, gcdbg_blas_threads_load);
-  if (!gcdbg_blas_set_threads || !gcdbg_blas_get_threads) return -1;
-  const int old = gcdbg_blas_get_threads();
-  if (old != n) gcdbg_blas_set_threads(n);
-  return old;
-}
 /* A growing static buffer per slot for im2col columns and packed operands:
    kernels run one at a time, so slots are not shared between two calls. */
 static void *gcdbg_scratch(int slot, size_t bytes) {

@@ -47,6 +47,32 @@ static int gcdbg_blas_layout(int64_t rows, int64_t cols, int64_t s0, int64_t s1,
   if (s0 == 1 && s1 >= (rows > 1 ? rows : 1) && s1 < 2147483647) { *trans = 112; *ld = (int)s1; return 1; }
   return 0;
 }
+/* OpenBLAS's thread count: set to n, returning the previous count (-1
+   without OpenBLAS). The conv kernels set 1 while OpenMP threads run one
+   GEMM each, and a GEMM kernel that chose one thread (render/choice.go)
+   around its call; both restore it after. */
+typedef void (*gcdbg_blas_set_threads_t)(int);
+typedef int (*gcdbg_blas_get_threads_t)(void);
+static gcdbg_blas_set_threads_t gcdbg_blas_set_threads;
+static gcdbg_blas_get_threads_t gcdbg_blas_get_threads;
+static pthread_once_t gcdbg_blas_threads_once = PTHREAD_ONCE_INIT;
+static void gcdbg_blas_threads_load(void) {
+  void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (!h) h = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
+  if (!h) return;
+  gcdbg_blas_set_threads = (gcdbg_blas_set_threads_t)dlsym(h, "openblas_set_num_threads");
+  gcdbg_blas_get_threads = (gcdbg_blas_get_threads_t)dlsym(h, "openblas_get_num_threads");
+}
+static int gcdbg_blas_threads(int n) {
+  pthread_once(&gcdbg_blas_threads_once, gcdbg_blas_threads_load);
+  if (!gcdbg_blas_set_threads || !gcdbg_blas_get_threads) return -1;
+  const int old = gcdbg_blas_get_threads();
+  if (old != n) gcdbg_blas_set_threads(n);
+  return old;
+}
+/* The generated GEMM's loops run on the OpenMP team unless a kernel chose
+   one thread (render/choice.go); kernels run one at a time. */
+static int gcdbg_gemm_team = 1;
 `
 
 // gemmFunc is the GEMM for one element type: C[M,N] (row stride ldc) =
@@ -83,7 +109,7 @@ func gemmGenFunc(name, t string) string {
        weight): one dot product per output, a vector reduction over K,
        parallel over all M x N outputs (a few rows, as an LSTM step's
        20, still fill the team). */
-    #pragma omp parallel for collapse(2) if(M * N * K > 65536)
+    #pragma omp parallel for collapse(2) if(gcdbg_gemm_team && M * N * K > 65536)
     for (int64_t i = 0; i < M; i++)
       for (int64_t j = 0; j < N; j++) {
         const %[1]s *a = A + i * sa0, *b = B + j * sb1;
@@ -94,7 +120,7 @@ func gemmGenFunc(name, t string) string {
       }
     return;
   }
-  #pragma omp parallel for if(M * N * K > 65536)
+  #pragma omp parallel for if(gcdbg_gemm_team && M * N * K > 65536)
   for (int64_t i0 = 0; i0 < M; i0 += 32) {
     const int64_t i1 = i0 + 32 < M ? i0 + 32 : M;
     for (int64_t i = i0; i < i1; i++)
@@ -229,14 +255,18 @@ func (g *kernelGen) extern(n *loopir.Node) {
 			// The output holds the product transposed: C^T = B^T A^T,
 			// the operands swapped and read through transposed strides.
 			g.line("/* %s written transposed into %s (C^T = B^T A^T) */", n.Name, fold.buf)
-			g.line("%s(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d);", g.gemmFn(g.ctype(ob.DType)),
-				N, M, K, g.ptr(b), g.e(b.Strides[1]), g.e(b.Strides[0]),
-				g.ptr(a), g.e(a.Strides[1]), g.e(a.Strides[0]), out.c, fold.colStride)
+			g.gemmThreads(g.ctype(ob.DType), func() {
+				g.line("%s(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d);", g.gemmFn(g.ctype(ob.DType)),
+					N, M, K, g.ptr(b), g.e(b.Strides[1]), g.e(b.Strides[0]),
+					g.ptr(a), g.e(a.Strides[1]), g.e(a.Strides[0]), out.c, fold.colStride)
+			})
 			return
 		}
-		g.line("%s(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s);", g.gemmFn(g.ctype(ob.DType)),
-			M, N, K, g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]),
-			g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), out.c, N)
+		g.gemmThreads(g.ctype(ob.DType), func() {
+			g.line("%s(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s);", g.gemmFn(g.ctype(ob.DType)),
+				M, N, K, g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]),
+				g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), out.c, N)
+		})
 	case "bmm":
 		a, b := g.operand(args[0], "bmm self"), g.operand(args[1], "bmm mat2")
 		if a == nil || b == nil || len(a.Sizes) != 3 || len(b.Sizes) != 3 {
@@ -244,11 +274,13 @@ func (g *kernelGen) extern(n *loopir.Node) {
 			return
 		}
 		M, N, K := g.e(a.Sizes[1]), g.e(b.Sizes[2]), g.e(a.Sizes[2])
-		g.line("for (int64_t bi = 0; bi < %s; bi++) {", g.e(a.Sizes[0]))
-		g.line("  %s(%s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s * %s, %s);", g.gemmFn(g.ctype(ob.DType)),
-			M, N, K, g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]), g.e(a.Strides[2]),
-			g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), g.e(b.Strides[2]), out.c, M, N, N)
-		g.line("}")
+		g.gemmThreads(g.ctype(ob.DType), func() {
+			g.line("for (int64_t bi = 0; bi < %s; bi++) {", g.e(a.Sizes[0]))
+			g.line("  %s(%s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s * %s, %s);", g.gemmFn(g.ctype(ob.DType)),
+				M, N, K, g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]), g.e(a.Strides[2]),
+				g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), g.e(b.Strides[2]), out.c, M, N, N)
+			g.line("}")
+		})
 	case "conv2d":
 		g.conv2d(n, args, out, ob)
 	case "conv2d_backward_input":
