@@ -37,7 +37,17 @@ func TestGatherRowsCompiled(t *testing.T) {
 			if !strings.Contains(lines[i+1], "#pragma omp parallel for if(") {
 				t.Errorf("the gather's loops are collapsed or not parallel:\n%s", strings.Join(lines[i:i+4], "\n"))
 			}
-			row := i + 4 // 1-based line of the inner for statement
+			// The rows ahead are prefetched before the row loop
+			// (render/gather_prefetch.go).
+			if !strings.Contains(lines[i+3], "prefetch row x0+4") || !strings.Contains(strings.Join(lines[i+3:i+12], "\n"), "__builtin_prefetch(") {
+				t.Errorf("no prefetch of the rows ahead:\n%s", strings.Join(lines[i:i+12], "\n"))
+			}
+			row := 0 // 1-based line of the inner for statement
+			for j := i + 2; j < len(lines) && row == 0; j++ {
+				if strings.Contains(lines[j], "for (int64_t x1 = 0;") {
+					row = j + 1
+				}
+			}
 			ok := false
 			for _, r := range strings.Split(art.VecReport, "\n") {
 				if strings.HasPrefix(r, fmt.Sprintf("kernel.c:%d:", row)) && strings.Contains(r, "loop vectorized") {

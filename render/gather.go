@@ -36,8 +36,11 @@ func (g *kernelGen) gatherInner(sizes []loopir.Expr) bool {
 
 // openGatherLoops opens the nest's loops, the parallel pragma collapsing
 // all but the innermost, which stays a plain loop (no simd pragma).
-func (g *kernelGen) openGatherLoops(names []string, sizes []loopir.Expr, parallel string) {
+func (g *kernelGen) openGatherLoops(names []string, sizes []loopir.Expr, parallel string, members []*loopir.Node) {
 	for i, nm := range names {
+		if i == len(names)-1 {
+			g.prefetchGatherRows(members, names, sizes) // gather_prefetch.go
+		}
 		if i == 0 && parallel != "" {
 			if coll := len(names) - 1; coll > 1 {
 				g.line("%s collapse(%d) %s", g.r.d.ParallelFor, coll, parallel)

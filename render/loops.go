@@ -404,7 +404,7 @@ func (g *kernelGen) pointwiseNest(members []*loopir.Node) {
 		return
 	}
 	if safe := simdSafe(members); !safe && g.gatherInner(g.sp.outer) {
-		g.openGatherLoops(names, g.sp.outer, clause) // gather.go
+		g.openGatherLoops(names, g.sp.outer, clause, members) // gather.go
 	} else {
 		g.openLoops(names, g.sp.outer, clause, safe)
 	}
