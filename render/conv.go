@@ -421,24 +421,6 @@ func (g *kernelGen) xAt(x *loopir.View, nc, ih, iw string) string {
 		ih, g.e(x.Strides[2]), iw, g.e(x.Strides[3]))
 }
 
-// maxWindow writes the search of window (oh, ow) of plane nc: best is the
-// flat index in the plane of the first maximum (or first NaN), -1 when the
-// window is all padding; m its value.
-func (g *kernelGen) maxWindow(x *loopir.View, p poolGeom, t string) {
-	g.line("int64_t best = -1; %s m = -(%s)INFINITY;", t, t)
-	g.line("for (int64_t kh = 0; kh < %d && !(best >= 0 && m != m); kh++) {", p.kernel[0])
-	g.line("  const int64_t ih = oh * %d - %d + kh * %d;", p.stride[0], p.pad[0], p.dil[0])
-	g.line("  if (ih < 0 || ih >= H) continue;")
-	g.line("  for (int64_t kw = 0; kw < %d; kw++) {", p.kernel[1])
-	g.line("    const int64_t iw = ow * %d - %d + kw * %d;", p.stride[1], p.pad[1], p.dil[1])
-	g.line("    if (iw < 0 || iw >= W) continue;")
-	g.line("    const %s v = %s;", t, g.xAt(x, "nc", "ih", "iw"))
-	g.line("    if (v != v) { best = ih * W + iw; m = v; break; }")
-	g.line("    if (v > m || best < 0) { best = ih * W + iw; m = v; }")
-	g.line("  }")
-	g.line("}")
-}
-
 func (g *kernelGen) maxPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
 	x := g.operand(args[0], "input")
 	p, ok := g.poolArgs(n, args, 1, true)
@@ -450,15 +432,29 @@ func (g *kernelGen) maxPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loo
 	g.line("{ /* max_pool2d: first maximum of each window, NaN wins */")
 	g.ind++
 	g.pool4(x, ob.Sizes[2], ob.Sizes[3])
+	// A vector loop over output columns with a branch-free "first maximum,
+	// first NaN wins" select, as the backward's search (the scalar search
+	// with a branch per element: convnet_train's pool 0.12 ms of one core).
 	g.line("#pragma omp parallel for if(NC * OH * OW > 32768)")
 	g.line("for (int64_t nc = 0; nc < NC; nc++)")
-	g.line("  for (int64_t oh = 0; oh < OH; oh++)")
+	g.line("  for (int64_t oh = 0; oh < OH; oh++) {")
+	g.line("    #pragma omp simd")
 	g.line("    for (int64_t ow = 0; ow < OW; ow++) {")
-	g.ind += 3
-	g.maxWindow(x, p, t)
-	g.line("%s[(nc * OH + oh) * OW + ow] = m;", out.c)
-	g.ind -= 3
+	g.line("      int any = 0; %s m = -(%s)INFINITY;", t, t)
+	g.line("      for (int64_t kh = 0; kh < %d; kh++) {", p.kernel[0])
+	g.line("        const int64_t ih = oh * %d - %d + kh * %d;", p.stride[0], p.pad[0], p.dil[0])
+	g.line("        const int okh = (ih >= 0) & (ih < H);")
+	g.line("        for (int64_t kw = 0; kw < %d; kw++) {", p.kernel[1])
+	g.line("          const int64_t iw = ow * %d - %d + kw * %d;", p.stride[1], p.pad[1], p.dil[1])
+	g.line("          const int ok = okh & (iw >= 0) & (iw < W);")
+	g.line("          const %s v = ok ? %s : 0;", t, g.xAt(x, "nc", "ih", "iw"))
+	g.line("          const int take = ok & ((v > m) | ((v != v) & (m == m)) | !any);")
+	g.line("          m = take ? v : m; any |= ok;")
+	g.line("        }")
+	g.line("      }")
+	g.line("      %s[(nc * OH + oh) * OW + ow] = m;", out.c)
 	g.line("    }")
+	g.line("  }")
 	g.ind--
 	g.line("}")
 }
