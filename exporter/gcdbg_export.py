@@ -827,6 +827,7 @@ _DRAW_METHODS = {"bernoulli"}
 _FEATURE_DROPOUT_MODULES = tuple(getattr(torch.nn, k) for k in ("Dropout1d", "Dropout2d", "Dropout3d")
                                  if hasattr(torch.nn, k))
 _ALPHA = 1.7580993408473766  # ATen's alpha dropout constant (SELU's alpha * scale)
+_SDPA_113 = getattr(torch._C._nn, "_scaled_dot_product_attention", None)  # PyTorch 1.13's private form
 
 
 def _dropout_args(n, args, kwargs):
@@ -856,6 +857,8 @@ class _RandomRecorder(torch.fx.Interpreter):
         args, kwargs = self.fetch_args_kwargs_from_env(n)
         if n.op == "call_function" and n.target is _F.rrelu:
             return self._rrelu(n, args, kwargs)
+        if n.op == "call_function" and n.target is _SDPA_113:
+            return self._sdpa(n, args, kwargs)
         drop = None
         if n.op == "call_module":
             m = self.module.get_submodule(n.target)
@@ -903,6 +906,32 @@ class _RandomRecorder(torch.fx.Interpreter):
         return res
 
 
+    def _sdpa(self, n, args, kwargs):
+        """PyTorch 1.13's _scaled_dot_product_attention with dropout_p > 0 drops its softmax
+        weights with at::dropout (noise = empty(weights' shape).bernoulli_(1 - p)): the keep
+        mask is peeked with the same call, the RNG rewound; the op's (output, weights) must be
+        the weights without dropout times noise / (1 - p), and their product with value."""
+        b = dict(zip(["query", "key", "value", "attn_mask", "dropout_p", "need_attn_weights", "is_causal"], args))
+        b.update(kwargs)
+        p = float(b.get("dropout_p", 0.0))
+        q, k, v = b["query"], b["key"], b["value"]
+        if not (p > 0 and all(isinstance(t, torch.Tensor) for t in (q, k, v))):
+            return super().run_node(n)
+        shape = tuple(torch.broadcast_shapes(q.shape[:-2], k.shape[:-2])) + (q.shape[-2], k.shape[-2])
+        state = torch.get_rng_state()
+        noise = torch.empty(shape, dtype=q.dtype).bernoulli_(1 - p)
+        torch.set_rng_state(state)
+        mask = b.get("attn_mask")
+        with torch.no_grad():
+            _, w0 = _SDPA_113(q, k, v, mask, 0.0, True, bool(b.get("is_causal", False)))
+        res = super().run_node(n)
+        w = w0 * noise.div(1 - p) if p < 1 else w0 * 0
+        if not (torch.equal(res[1].detach(), w) and torch.equal(res[0].detach(), torch.matmul(w, v.detach()))):
+            raise EncodeError("node %s: could not record the attention dropout PyTorch drew (the replayed "
+                              "draw does not reproduce the output)" % n.name)
+        self.draws[n.name] = noise.bool().expand(w.shape).clone()
+        return res
+
     def _rrelu(self, n, args, kwargs):
         """F.rrelu in training: ATen draws, for every element <= 0, a slope uniform in
         [lower, upper), rounded to x's dtype: the noise rrelu_with_noise fills, 1 elsewhere.
@@ -933,7 +962,8 @@ def record_random(gm, example_inputs, outs):
     has_random = any(
         (n.op == "call_module" and (type(gm.get_submodule(n.target)) is torch.nn.Dropout or
                                     type(gm.get_submodule(n.target)) in _FEATURE_DROPOUT_MODULES)) or
-        (n.op == "call_function" and (n.target in _DROPOUT_FNS or n.target in _DRAW_FNS or n.target is _F.rrelu)) or
+        (n.op == "call_function" and (n.target in _DROPOUT_FNS or n.target in _DRAW_FNS or n.target is _F.rrelu or
+                                      (_SDPA_113 is not None and n.target is _SDPA_113))) or
         (n.op == "call_method" and n.target in _DRAW_METHODS)
         for n in gm.graph.nodes)
     if not has_random:

@@ -299,7 +299,8 @@ func syntheticCases() map[string][]inferCase {
 	add("alpha_dropout_masked", x, tm(bl, []int{2, 3, 4}), 1.0)                // p = 1: x * 0
 	add("rrelu", x, 0.1, 0.3, false, false)                                    // eval: leaky_relu (ops_train_rrelu.go)
 	add("rrelu_noised", x, tm(f32, []int{2, 3, 4}))                            // the drawn slopes
-	for _, op := range []string{"philox_rand", "philox_randn"} {               // gcdbg's own draws (ops_train.go)
+	add("_scaled_dot_product_attention", tm(f32, []int{2, 4, 6}), tm(f32, []int{2, 3, 6}), tm(f32, []int{2, 3, 6}), nil, 0.0, true, false)
+	for _, op := range []string{"philox_rand", "philox_randn"} { // gcdbg's own draws (ops_train.go)
 		add(op, ir.Tuple{int64(2), int64(3)}, int64(0), int64(8), nil)
 		add(op, ir.Tuple{int64(4)}, int64(1), int64(0), tensor.Float64)
 	}

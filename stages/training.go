@@ -220,7 +220,8 @@ func (nz *normalizer) batchNormTraining(n *ir.Node) (ir.Arg, error) {
 
 // randomOps are the canonical ops that draw random numbers.
 var randomOps = map[string]bool{"aten.dropout": true, "aten.feature_dropout": true, "aten.feature_alpha_dropout": true,
-	"aten.rand_like": true, "aten.randn_like": true, "aten.bernoulli": true, "aten.rrelu": true}
+	"aten.rand_like": true, "aten.randn_like": true, "aten.bernoulli": true, "aten.rrelu": true,
+	"aten._scaled_dot_product_attention": true}
 
 // featureDropouts draw one value per (sample, channel); the alpha one
 // computes its output with alpha_dropout_masked.
@@ -244,6 +245,9 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 	feature := featureDropouts[d.Name]
 	dropout := d.Name == "aten.dropout" || feature
 	rrelu := d.Name == "aten.rrelu" // the draw: the slope of every element
+	// PyTorch 1.13's attention drops its softmax weights: the draw is their keep mask
+	sdpa := d.Name == "aten._scaled_dot_product_attention"
+	var drawShape []int // the draw's shape when it is not the node's value's
 	switch {
 	case dropout:
 		pv, okP := a[1].(float64)
@@ -272,6 +276,25 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 		if a[2] != nil {
 			return nil, nil, fmt.Errorf("kwargs.generator: an explicit generator is not supported")
 		}
+	case sdpa:
+		pv, okP := a[4].(float64)
+		if i, isInt := a[4].(int64); isInt {
+			pv, okP = float64(i), true
+		}
+		if !okP || !(pv >= 0 && pv <= 1) {
+			return nil, nil, fmt.Errorf("args: dropout_p must be a constant between 0 and 1, got %s", argText(a[4]))
+		}
+		if pv == 0 {
+			return nil, nil, nil
+		}
+		p = pv
+		if len(n.Meta.Items) != 2 || n.Meta.Items[1] == nil {
+			return nil, nil, fmt.Errorf("internal error: %s has no attention weights meta", d.Name)
+		}
+		drawShape = n.Meta.Items[1].Shape.Sizes()
+		if !xm.DType.IsFloat() {
+			return nil, nil, fmt.Errorf("args[0]: attention needs a floating query, got %s", xm.DType)
+		}
 	case rrelu:
 		tr, okT := a[3].(bool)
 		if !okT {
@@ -294,6 +317,9 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 		if n.Meta.Tensor != nil {
 			want = n.Meta.Tensor.Shape.Sizes()
 		}
+		if drawShape != nil {
+			want = drawShape
+		}
 		// a feature dropout of an unbatched input runs on it unsqueezed to a
 		// batch of one (normalize_dropout.go): the trace records the draw in
 		// the captured node's shape, without that batch dim
@@ -301,10 +327,10 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 		if !sameInts(rec.Shape, want) && !unbatched {
 			return nil, nil, fmt.Errorf("expected.random[%q]: recorded draw has shape %v, the node's value %v", name, rec.Shape, want)
 		}
-		if dropout && rec.DType != tensor.Bool {
+		if (dropout || sdpa) && rec.DType != tensor.Bool {
 			return nil, nil, fmt.Errorf("expected.random[%q]: a dropout's draw is its keep mask, dtype bool; got %s", name, rec.DType)
 		}
-		if m := n.Meta.Tensor; !dropout && m != nil && rec.DType != m.DType {
+		if m := n.Meta.Tensor; !dropout && !sdpa && m != nil && rec.DType != m.DType {
 			return nil, nil, fmt.Errorf("expected.random[%q]: recorded draw is %s, the node's value %s", name, rec.DType, m.DType)
 		}
 		key := RandomPrefix + name
@@ -325,6 +351,9 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 	} else {
 		draw.Offset = *offset
 		sizes := append([]int{}, xm.Shape.Sizes()...)
+		if drawShape != nil {
+			sizes = append([]int{}, drawShape...)
+		}
 		if feature { // one draw per (sample, channel)
 			for i := 2; i < len(sizes); i++ {
 				sizes[i] = 1
@@ -352,7 +381,7 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 			return nil, nil, err
 		}
 		switch {
-		case dropout:
+		case dropout || sdpa:
 			// ATen: noise = empty(sizes).bernoulli_(1 - p): keep where u < 1 - p
 			if drawn, err = nz.callFor(n, "aten.lt", u, 1-p); err != nil {
 				return nil, nil, err
@@ -398,6 +427,11 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 		}
 	}
 	res := drawn.(*ir.Node)
+	if sdpa {
+		if res, err = nz.callFor(n, "aten.sdpa_dropout_masked", a[0], a[1], a[2], a[3], drawn, p, a[6]); err != nil {
+			return nil, nil, err
+		}
+	}
 	if rrelu {
 		if res, err = nz.callFor(n, "aten.rrelu_noised", x, drawn); err != nil {
 			return nil, nil, err
