@@ -469,7 +469,7 @@ var extDecompositions = []decomposition{
 			}
 			return b.o("add", s, m)
 		}},
-	{"aten.linalg_vector_norm", "vector_norm(x, p, d) = sqrt(sum(x * x)) for p = 2; sum(|x|) for 1; amax/amin(|x|) for ±inf; sum(x != 0) for 0; else sum(|x|^p)^(1/p)",
+	{"aten.linalg_vector_norm", "vector_norm(x, p, d) = sqrt(sum(x * x)) for p = 2; sum(|x|) for 1; amax/amin(|x|) for ±inf; sum(x != 0) for 0; else sum(|x|^p)^(1/p); float16/bfloat16 in the narrow type with 1/p rounded to it, except bfloat16 p = 2 over trailing dims (float, rounded once)",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.vectorNorm(a[0], b.float(a[1]), a[2], a[3], a[4]) }},
 	{"aten.norm", "norm(x, p, d) = linalg_vector_norm(x, p, d) ('fro' is p = 2)",
 		func(b *builder, a []ir.Arg) ir.Arg {
