@@ -62,7 +62,7 @@ func init() {
 		return Tuple{out, nm, nv}, nil
 	}).Infer = inferBatchNormFunctional
 
-	Register("dropout_masked(input, mask, p)", KindPointwise, dropoutMaskedEval).Infer = inferDropoutMasked
+	Register("dropout_masked(input, mask, p)", KindPointwise, maskedEval(DropoutMasked)).Infer = inferDropoutMasked
 	// feature_dropout (nn.Dropout1d/2d/3d): whole channels, one draw per
 	// (sample, channel). In training the normalized stage replaces it by
 	// dropout_masked with a [N, C, 1, ...] mask; in eval it is the identity.
@@ -180,20 +180,24 @@ func init() {
 	Register("bernoulli(self, p=None, generator=None)", KindPointwise, bernoulliEval).Infer = inferRandLike
 }
 
-func dropoutMaskedEval(a Args) (Value, error) {
-	x, err := a.Tensor(0)
-	if err != nil {
-		return nil, err
+// maskedEval evaluates an op (input, mask, p) of a dropout replayed from its
+// keep mask by f.
+func maskedEval(f func(x, mask *tensor.Tensor, p float64) (*tensor.Tensor, error)) func(Args) (Value, error) {
+	return func(a Args) (Value, error) {
+		x, err := a.Tensor(0)
+		if err != nil {
+			return nil, err
+		}
+		mask, err := a.Tensor(1)
+		if err != nil {
+			return nil, err
+		}
+		p, err := a.Float(2)
+		if err != nil {
+			return nil, err
+		}
+		return f(x, mask, p)
 	}
-	mask, err := a.Tensor(1)
-	if err != nil {
-		return nil, err
-	}
-	p, err := a.Float(2)
-	if err != nil {
-		return nil, err
-	}
-	return DropoutMasked(x, mask, p)
 }
 
 func bernoulliEval(a Args) (Value, error) {

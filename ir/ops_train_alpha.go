@@ -22,21 +22,7 @@ func init() {
 		panic("ir: ops_train_alpha.go needs aten.feature_dropout registered first (ops_train.go)")
 	}
 	Register("feature_alpha_dropout(input, p=0.5, training=False, inplace=False)", KindPointwise, fd.Eval).Infer = fd.Infer
-	Register("alpha_dropout_masked(input, mask, p)", KindPointwise, func(a Args) (Value, error) {
-		x, err := a.Tensor(0)
-		if err != nil {
-			return nil, err
-		}
-		mask, err := a.Tensor(1)
-		if err != nil {
-			return nil, err
-		}
-		p, err := a.Float(2)
-		if err != nil {
-			return nil, err
-		}
-		return AlphaDropoutMasked(x, mask, p)
-	}).Infer = inferDropoutMasked
+	Register("alpha_dropout_masked(input, mask, p)", KindPointwise, maskedEval(AlphaDropoutMasked)).Infer = inferDropoutMasked
 }
 
 // AlphaDropoutConsts are the scalars of ATen's alpha dropout with

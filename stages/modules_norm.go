@@ -50,13 +50,7 @@ func (nz *normalizer) composedNorm(n *ir.Node, typ string, p map[string]*ir.Node
 	if err != nil {
 		return err
 	}
-	delete(nz.names, out.Name)
-	out.Name = n.Name
-	nz.mapped[n] = out
-	if n.Meta.Tensor != nil && out.Meta.Tensor != nil {
-		return checkMeta(n, out.Meta.Tensor)
-	}
-	return nil
+	return nz.composedResult(n, out)
 }
 
 func (nz *normalizer) groupNorm(n *ir.Node, x *ir.Node, shape []int, p map[string]*ir.Node) (*ir.Node, error) {
