@@ -96,9 +96,8 @@ func (b *builder) batchNormTrain(x, rm, rv, w, bias, momentum, eps ir.Arg, stats
 	}
 	pshape[1] = C
 	p := func(t ir.Arg) ir.Arg { return b.reshape(t, pshape) }
-	mean := b.call("aten.div", b.call("aten.sum", x, sizesArg(dims), true), int64(n))
+	mean, v := b.rowMoments(x, dims, int64(n))
 	xc := b.call("aten.sub", x, mean)
-	v := b.call("aten.div", b.call("aten.sum", b.call("aten.mul", xc, xc), sizesArg(dims), true), int64(n))
 	y := ir.Arg(b.call("aten.mul", xc, b.call("aten.rsqrt", b.call("aten.add", v, eps))))
 	if w != nil {
 		y = b.call("aten.mul", y, p(w))
@@ -131,9 +130,7 @@ func (b *builder) batchNormTrain(x, rm, rv, w, bias, momentum, eps ir.Arg, stats
 	// float statistics, rounding once (rounded per step, a running var was
 	// 27.375 for PyTorch's 27.5); the output keeps the rounded steps above.
 	if xf, _ := b.opmath(x); xf != x {
-		mean = b.call("aten.div", b.call("aten.sum", xf, sizesArg(dims), true), int64(n))
-		xc := b.call("aten.sub", xf, mean)
-		v = b.call("aten.div", b.call("aten.sum", b.call("aten.mul", xc, xc), sizesArg(dims), true), int64(n))
+		mean, v = b.rowMoments(xf, dims, int64(n))
 	}
 	// The running stats take no part in autograd (PyTorch updates them
 	// under no_grad): detach keeps the joint graph from differentiating
