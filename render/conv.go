@@ -421,6 +421,26 @@ func (g *kernelGen) xAt(x *loopir.View, nc, ih, iw string) string {
 		ih, g.e(x.Strides[2]), iw, g.e(x.Strides[3]))
 }
 
+// vecMaxWindow writes the search of window (oh, ow) of plane nc as the
+// body of a vector loop over ow: branch-free, best is the flat index in
+// the plane of the first maximum (the first NaN wins and stays), -1 when
+// the window is all padding; m its value (-inf then).
+func (g *kernelGen) vecMaxWindow(x *loopir.View, p poolGeom, t string) {
+	g.line("int64_t best = -1; %s m = -(%s)INFINITY;", t, t)
+	g.line("for (int64_t kh = 0; kh < %d; kh++) {", p.kernel[0])
+	g.line("  const int64_t ih = oh * %d - %d + kh * %d;", p.stride[0], p.pad[0], p.dil[0])
+	g.line("  const int okh = (ih >= 0) & (ih < H);")
+	g.line("  for (int64_t kw = 0; kw < %d; kw++) {", p.kernel[1])
+	g.line("    const int64_t iw = ow * %d - %d + kw * %d;", p.stride[1], p.pad[1], p.dil[1])
+	g.line("    const int ok = okh & (iw >= 0) & (iw < W);")
+	g.line("    const %s v = ok ? %s : 0;", t, g.xAt(x, "nc", "ih", "iw"))
+	g.line("    /* the first maximum; the first NaN wins and stays */")
+	g.line("    const int take = ok & ((v > m) | ((v != v) & (m == m)) | (best < 0));")
+	g.line("    best = take ? ih * W + iw : best; m = take ? v : m;")
+	g.line("  }")
+	g.line("}")
+}
+
 func (g *kernelGen) maxPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
 	x := g.operand(args[0], "input")
 	p, ok := g.poolArgs(n, args, 1, true)
@@ -440,18 +460,9 @@ func (g *kernelGen) maxPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loo
 	g.line("  for (int64_t oh = 0; oh < OH; oh++) {")
 	g.line("    #pragma omp simd")
 	g.line("    for (int64_t ow = 0; ow < OW; ow++) {")
-	g.line("      int any = 0; %s m = -(%s)INFINITY;", t, t)
-	g.line("      for (int64_t kh = 0; kh < %d; kh++) {", p.kernel[0])
-	g.line("        const int64_t ih = oh * %d - %d + kh * %d;", p.stride[0], p.pad[0], p.dil[0])
-	g.line("        const int okh = (ih >= 0) & (ih < H);")
-	g.line("        for (int64_t kw = 0; kw < %d; kw++) {", p.kernel[1])
-	g.line("          const int64_t iw = ow * %d - %d + kw * %d;", p.stride[1], p.pad[1], p.dil[1])
-	g.line("          const int ok = okh & (iw >= 0) & (iw < W);")
-	g.line("          const %s v = ok ? %s : 0;", t, g.xAt(x, "nc", "ih", "iw"))
-	g.line("          const int take = ok & ((v > m) | ((v != v) & (m == m)) | !any);")
-	g.line("          m = take ? v : m; any |= ok;")
-	g.line("        }")
-	g.line("      }")
+	g.ind += 3
+	g.vecMaxWindow(x, p, t)
+	g.ind -= 3
 	g.line("      %s[(nc * OH + oh) * OW + ow] = m;", out.c)
 	g.line("    }")
 	g.line("  }")
@@ -485,19 +496,9 @@ func (g *kernelGen) maxPoolBackward(n *loopir.Node, args []ir.Arg, out *storage,
 	g.line("      #pragma omp simd")
 	g.line("      for (int64_t j = 0; j < nw; j++) {")
 	g.line("        const int64_t ow = ow0 + j;")
-	g.line("        int64_t best = -1; %s m = -(%s)INFINITY;", t, t)
-	g.line("        for (int64_t kh = 0; kh < %d; kh++) {", p.kernel[0])
-	g.line("          const int64_t ih = oh * %d - %d + kh * %d;", p.stride[0], p.pad[0], p.dil[0])
-	g.line("          const int okh = (ih >= 0) & (ih < H);")
-	g.line("          for (int64_t kw = 0; kw < %d; kw++) {", p.kernel[1])
-	g.line("            const int64_t iw = ow * %d - %d + kw * %d;", p.stride[1], p.pad[1], p.dil[1])
-	g.line("            const int ok = okh & (iw >= 0) & (iw < W);")
-	g.line("            const %s v = ok ? %s : 0;", t, g.xAt(x, "nc", "ih", "iw"))
-	g.line("            /* the first maximum; the first NaN wins and stays */")
-	g.line("            const int take = ok & ((v > m) | ((v != v) & (m == m)) | (best < 0));")
-	g.line("            best = take ? ih * W + iw : best; m = take ? v : m;")
-	g.line("          }")
-	g.line("        }")
+	g.ind += 4
+	g.vecMaxWindow(x, p, t)
+	g.ind -= 4
 	g.line("        where[j] = best;")
 	g.line("      }")
 	g.line("      for (int64_t j = 0; j < nw; j++) {")
