@@ -27,6 +27,15 @@ func (nz *normalizer) composedCall(n *ir.Node) (bool, error) {
 	return true, f(nz, n)
 }
 
+func init() {
+	// F.triplet_margin_with_distance_loss with its default distance
+	// (distance_function=None: pairwise_distance, p = 2, eps = 1e-6) is
+	// triplet_margin_loss; a callable distance is refused (gcdbg ops
+	// --coverage).
+	aliases["torch.nn.functional.triplet_margin_with_distance_loss"] = alias{Op: "triplet_margin_loss",
+		Schema: "triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=None, margin=1.0, swap=False, reduction='mean')"}
+}
+
 // composedResult makes out stand for captured node n: it takes n's name and
 // its meta is checked against the trace's.
 func (nz *normalizer) composedResult(n, out *ir.Node) error {
