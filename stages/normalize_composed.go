@@ -1,6 +1,10 @@
 package stages
 
-import "gcdbg/ir"
+import (
+	"fmt"
+
+	"gcdbg/ir"
+)
 
 // composedFns normalize captured calls that become several canonical ops
 // or rebind a name rather than map to one op (F.dropout1d/3d:
@@ -30,10 +34,17 @@ func (nz *normalizer) composedCall(n *ir.Node) (bool, error) {
 func init() {
 	// F.triplet_margin_with_distance_loss with its default distance
 	// (distance_function=None: pairwise_distance, p = 2, eps = 1e-6) is
-	// triplet_margin_loss; a callable distance is refused (gcdbg ops
-	// --coverage).
-	aliases["torch.nn.functional.triplet_margin_with_distance_loss"] = alias{Op: "triplet_margin_loss",
-		Schema: "triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=None, margin=1.0, swap=False, reduction='mean')"}
+	// triplet_margin_loss; a callable distance is out of scope (gcdbg ops
+	// --coverage), so this is no alias of the op.
+	composedFns["torch.nn.functional.triplet_margin_with_distance_loss"] = func(nz *normalizer, n *ir.Node) error {
+		al := alias{Op: "triplet_margin_loss",
+			Schema: "triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=None, margin=1.0, swap=False, reduction='mean')"}
+		d, args, err := bindAlias(n, ir.Lookup("aten.triplet_margin_loss"), al)
+		if err != nil {
+			return fmt.Errorf("%w (a callable distance_function is out of scope: `gcdbg ops --coverage`)", err)
+		}
+		return nz.emit(n, d, args)
+	}
 }
 
 // composedResult makes out stand for captured node n: it takes n's name and
