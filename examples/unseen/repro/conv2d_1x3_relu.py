@@ -1,5 +1,5 @@
-"""Conv1d followed by ReLU (inference): the fused forward kernel runs at a fraction of the
-GEMM rate the same conv gets when it is not fused."""
+"""The same convolution as conv1d_relu.py written as Conv2d(128, 100, (1, 3)) on 32x128x1x64:
+gcdbg uses im2col+GEMM (~68 GFLOP/s), about 100x faster than the Conv1d form."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
