@@ -145,6 +145,19 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	head := false
+	for _, r := range rows {
+		for _, k := range r.kernels {
+			if k.Choice == nil {
+				continue
+			}
+			if !head {
+				fmt.Fprintln(stdout, "\nchoices by measurement (compiler/autotune.go; GCDBG_AUTOTUNE=0 runs the defaults):")
+				head = true
+			}
+			fmt.Fprintf(stdout, "  %-22s %-9s %s\n", r.trace, k.Role, k.Choice.String())
+		}
+	}
 	return 0
 }
 
