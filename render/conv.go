@@ -48,7 +48,7 @@ const convPreludeScratch = `
 #include <pthread.h>
 /* A growing static buffer per slot for im2col columns and packed operands:
    kernels run one at a time, so slots are not shared between two calls. */
-static void *gcdbg_scratch(int slot, size_t bytes) {
+static __attribute__((unused)) void *gcdbg_scratch(int slot, size_t bytes) {
   static void *buf[4];
   static size_t cap[4];
   if (bytes > cap[slot]) {
@@ -88,7 +88,7 @@ static inline void gcdbg_conv_span(int64_t OW, int64_t W, int64_t s, int64_t p, 
   if (a > b) a = b;
   *lo = a; *hi = b;
 }
-static void gcdbg_im2col_%[1]s(const %[2]s *X, int64_t sc, int64_t sh, int64_t sw, int64_t CG, int64_t H, int64_t W,
+static __attribute__((unused)) void gcdbg_im2col_%[1]s(const %[2]s *X, int64_t sc, int64_t sh, int64_t sw, int64_t CG, int64_t H, int64_t W,
     int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t s0, int64_t s1, int64_t p0, int64_t p1, int64_t d0, int64_t d1, %[2]s *col) {
   #pragma omp parallel for collapse(3) if(CG * KH * KW * OH * OW > 32768 && !omp_in_parallel())
   for (int64_t c = 0; c < CG; c++)
@@ -113,7 +113,7 @@ static void gcdbg_im2col_%[1]s(const %[2]s *X, int64_t sc, int64_t sh, int64_t s
         }
       }
 }
-static void gcdbg_col2im_%[1]s(const %[2]s *col, int64_t CG, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t OH, int64_t OW,
+static __attribute__((unused)) void gcdbg_col2im_%[1]s(const %[2]s *col, int64_t CG, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t OH, int64_t OW,
     int64_t s0, int64_t s1, int64_t p0, int64_t p1, int64_t d0, int64_t d1, %[2]s *dX) {
   #pragma omp parallel for if(CG * KH * KW * OH * OW > 32768 && !omp_in_parallel())
   for (int64_t c = 0; c < CG; c++)

@@ -252,7 +252,7 @@ func (g *kernelGen) render() (string, error) {
 	var out strings.Builder
 	out.WriteString(g.comment())
 	fmt.Fprintf(&out, "%s %s(%s) {\n", g.r.d.KernelPrefix, g.name, strings.Join(g.signature(), ", "))
-	out.WriteString(g.withChoice(g.b.String()))
+	out.WriteString(g.withChoice(dropDeadTemps(g.b.String())))
 	out.WriteString("}\n")
 	return out.String(), nil
 }

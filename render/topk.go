@@ -125,7 +125,7 @@ static void gcdbg_topk_@S@_introsort(const gcdbg_topk_@S@_t *c, int64_t first, i
   }
 }
 /* q[0..k) := the row positions topk returns, in its order */
-static void gcdbg_topk_@S@(const @T@ *v, int64_t n, int64_t k, int desc, int sorted, int64_t *q) {
+static __attribute__((unused)) void gcdbg_topk_@S@(const @T@ *v, int64_t n, int64_t k, int desc, int sorted, int64_t *q) {
   const gcdbg_topk_@S@_t c = {v, desc, q};
   for (int64_t j = 0; j < n; j++) q[j] = j;
   if (k == 0) return;
