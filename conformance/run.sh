@@ -23,7 +23,10 @@
 # for this run's outcomes), GCDBG_CONFORMANCE_CACHE (the kernel cache the runs share, default
 # ~/.cache/gcdbg-conformance: entries are keyed by the C code, compiler and flags, so a kernel an
 # earlier run built is the same kernel; a re-run of unchanged samples skips gcc, about 3x faster;
-# GCDBG_CONFORMANCE_CACHE=fresh uses an empty one; `gcdbg cache clear --dir DIR` empties it).
+# GCDBG_CONFORMANCE_CACHE=fresh uses an empty one; `gcdbg cache clear --dir DIR` empties it),
+# GCDBG_AUTOTUNE (default 0 here: the harness judges correctness, so the gcdbg runs take every
+# kernel's default alternative instead of timing the candidates per sample; set it to 1 to judge
+# the choices autotuning makes).
 # The whole script is one function, read before it runs: editing this file while a run is going
 # on does not change what that run does.
 main() {
@@ -33,6 +36,7 @@ args="$*"
 PY=${PY:-/usr/bin/python3}
 GO=${GO:-go}
 J=${J:-2}
+export GCDBG_AUTOTUNE=${GCDBG_AUTOTUNE:-0}
 dtypes=float32,float64,float16,bfloat16,int64,int32,int8,uint8,bool
 export_args=()
 md=""
