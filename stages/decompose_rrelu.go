@@ -15,7 +15,8 @@ func init() {
 					b.failf("internal error: rrelu in training mode should have been replaced by its draw in the normalized stage")
 					return nil
 				}
-				return b.call("aten.leaky_relu", a[0], (b.float(a[1])+b.float(a[2]))/2)
+				s := (b.float(a[1]) + b.float(a[2])) / 2 // leaky_relu's row (decomp_ext.go), with the mean slope
+				return b.o("where", b.o("gt", a[0], int64(0)), a[0], b.o("mul", a[0], s))
 			}},
 		decomposition{"aten.rrelu_noised", "rrelu_noised(x, noise) = x * noise: the drawn slopes where x <= 0, 1 elsewhere",
 			func(b *builder, a []ir.Arg) ir.Arg { return b.call("aten.mul", a[0], a[1]) }},
