@@ -126,7 +126,8 @@ func Interpolate(x *Tensor, out []int, scales []float64, mode string, alignCorne
 	if need, ok := map[string]int{"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}[mode]; ok && sp != need {
 		return nil, fmt.Errorf("interpolate: mode %s needs %d spatial dims", mode, need)
 	}
-	if !x.DType.IsFloat() {
+	// ATen's nearest kernels take uint8 as well (a copy of the picked elements); the others float
+	if !x.DType.IsFloat() && (mode != "nearest" || x.DType != Uint8) {
 		return nil, notImpl("upsample", x.DType)
 	}
 	res := x.Contiguous()
@@ -183,6 +184,10 @@ func Interpolate(x *Tensor, out []int, scales []float64, mode string, alignCorne
 					}
 					if w == nil {
 						v /= float64(len(idx))
+					}
+					if next.S.F == nil { // uint8 nearest: v is the element picked
+						next.S.I[(a*o+j)*inner+b] = int64(v)
+						continue
 					}
 					next.S.F[(a*o+j)*inner+b] = Round(x.DType, v)
 				}
