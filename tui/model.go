@@ -387,7 +387,29 @@ func (m *Model) setStage(p, i int) {
 		pn.cursor = max(pn.cursor, 0)
 	}
 	pn.top = max(0, pn.cursor-m.paneBody()/4)
+	if h := blockHeader(nd, pn.cursor); h >= 0 && h < pn.top && pn.cursor-h < m.paneBody()*3/4 {
+		pn.top = h // the kernel (block) the cursor is in shows its header line too
+	}
 	pn.clamp(nd, m.paneBody())
+}
+
+// blockHeader is the nearest line at or above i with no indentation (a
+// kernel's signature, a graph's def line) when i is inside an indented
+// block, or -1.
+func blockHeader(d *stageDoc, i int) int {
+	if i < 0 || i >= len(d.lines) {
+		return -1
+	}
+	for j := i; j >= 0; j-- {
+		l := d.lines[j]
+		if strings.TrimSpace(l) == "" {
+			return -1
+		}
+		if l[0] != ' ' && l[0] != '\t' {
+			return j
+		}
+	}
+	return -1
 }
 
 func (m *Model) switchGraph(next bool) {
