@@ -3,6 +3,7 @@ package compiler_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,6 +87,14 @@ func TestOneNodeEditRebuildsOneKernel(t *testing.T) {
 		}
 		if a.Warnings != "" {
 			t.Errorf("%s: warnings:\n%s", a.Manifest.Role, a.Warnings)
+		}
+		// One choice pointer for the whole library: a per-unit copy would
+		// leave every kernel reading NULL (its default) whatever the
+		// chooser set through the entry unit's gcdbg_set_choices.
+		if out, err := exec.Command("nm", a.Library).Output(); err == nil {
+			if n := strings.Count(string(out), " gcdbg_choices\n"); n != 1 {
+				t.Errorf("%s: %d gcdbg_choices symbols in the linked library, want 1", a.Manifest.Role, n)
+			}
 		}
 		if first[i].Library == a.Library {
 			t.Errorf("%s: the edit did not change the program's entry", a.Manifest.Role)

@@ -58,9 +58,12 @@ const choicesPrelude = `
    per kernel, set by the worker before it runs an entry point; NULL (a
    caller that never sets it) = every kernel's default, choice 0. Bit 0: the
    kernel's parallel loops run on the calling thread; bit 1: its GEMMs run
-   the generated tiled GEMM instead of OpenBLAS. */
-static int32_t *gcdbg_choices;
-void gcdbg_set_choices(int32_t *p) { gcdbg_choices = p; }
+   the generated tiled GEMM instead of OpenBLAS. Weak, not static: when the
+   program is built from per-kernel objects (compiler/objcache.go) every unit
+   carries this prelude, and the linker must keep one pointer that the
+   entry's gcdbg_set_choices sets and every kernel reads. */
+__attribute__((weak, visibility("hidden"))) int32_t *gcdbg_choices;
+__attribute__((weak)) void gcdbg_set_choices(int32_t *p) { gcdbg_choices = p; }
 `
 
 // choiceSet is what a kernel can choose between.
