@@ -25,22 +25,9 @@ func TestPoolIndicesCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]int{}
-	for _, lp := range units[0].Programs {
-		for _, n := range lp.Loops.Nodes {
-			if n.Kind == loopir.Fallback {
-				t.Errorf("%s graph: node %s (%s) is an eager fallback", lp.Role, n.Name, n.Op)
-			}
-			switch n.Op {
-			case "max_pool3d_with_indices", "adaptive_max_pool3d_with_indices", "max_unpool3d", "adaptive_max_pool3d_backward", "avg_pool2d":
-				if n.Kind != loopir.Extern {
-					t.Errorf("%s graph: %s node %s is %s, want an extern", lp.Role, n.Op, n.Name, n.Kind)
-				}
-				seen[n.Op]++
-			}
-		}
-	}
-	for _, op := range []string{"max_pool3d_with_indices", "adaptive_max_pool3d_with_indices", "max_unpool3d", "adaptive_max_pool3d_backward", "avg_pool2d"} {
+	ops := []string{"max_pool3d_with_indices", "adaptive_max_pool3d_with_indices", "max_unpool3d", "adaptive_max_pool3d_backward", "avg_pool2d"}
+	seen := externNodes(t, units, ops...)
+	for _, op := range ops {
 		if seen[op] == 0 {
 			t.Errorf("no %s extern", op)
 		}
@@ -59,4 +46,30 @@ func TestPoolIndicesCompile(t *testing.T) {
 			}
 		}
 	}
+}
+
+// externNodes counts the loop IR nodes of each of ops in the first unit's
+// programs, failing t where one is not an extern or any node is an eager
+// fallback.
+func externNodes(t *testing.T, units []*stages.Unit, ops ...string) map[string]int {
+	t.Helper()
+	want := map[string]bool{}
+	for _, op := range ops {
+		want[op] = true
+	}
+	seen := map[string]int{}
+	for _, lp := range units[0].Programs {
+		for _, n := range lp.Loops.Nodes {
+			if n.Kind == loopir.Fallback {
+				t.Errorf("%s graph: node %s (%s) is an eager fallback", lp.Role, n.Name, n.Op)
+			}
+			if want[n.Op] {
+				if n.Kind != loopir.Extern {
+					t.Errorf("%s graph: %s node %s is %s, want an extern", lp.Role, n.Op, n.Name, n.Kind)
+				}
+				seen[n.Op]++
+			}
+		}
+	}
+	return seen
 }

@@ -501,7 +501,7 @@ func decompInterpolate(b *builder, a []ir.Arg) ir.Arg {
 	}
 	switch mode {
 	case "area": // F.interpolate's area mode is adaptive average pooling
-		return b.adaptive(x, out, "avg")
+		return b.adaptive(x, out)
 	case "nearest", "linear", "bilinear", "trilinear", "bicubic":
 	default:
 		b.failf("interpolate: mode %q is not supported by gcdbg (nearest, area, linear, bilinear, bicubic, trilinear)", mode)

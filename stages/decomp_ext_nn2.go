@@ -18,10 +18,13 @@ func init() {
 }
 
 var extNN2Decompositions = []decomposition{
-	{"aten.max_pool3d", "max_pool3d(x, k, s, p, d) = max_pool1d along W, then H, then D (max over a box is separable); ceil_mode or return_indices: max_pool3d_with_indices",
+	// A floating max_pool3d is max_pool3d_with_indices, as ATen computes it (DilatedMaxPool3d.cpp): the
+	// gradient goes to the window's first maximum (its last NaN), where a maximum chain's derivative
+	// splits it between equal elements (ties: an all-zero window after a relu).
+	{"aten.max_pool3d", "max_pool3d(x, k, s, p, d, c) = max_pool3d_with_indices(x, k, s, p, d, c)[0] for floats; integers: max_pool1d along W, then H, then D (max over a box is separable)",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			k, s, p, d := b.pool3Args(a[1], a[2], a[3], a[4])
-			if b.bool(a[5]) || b.bool(a[6]) { // decomp_pool.go
+			if b.dtype(a[0]).IsFloat() || b.bool(a[5]) || b.bool(a[6]) { // decomp_pool.go
 				r := b.o("max_pool3d_with_indices", a[0], sizesArg(k), sizesArg(s), sizesArg(p), sizesArg(d), a[5])
 				if b.bool(a[6]) {
 					return ir.Tuple{b.o("getitem", r, int64(0)), b.o("getitem", r, int64(1))}
@@ -46,7 +49,7 @@ var extNN2Decompositions = []decomposition{
 			if len(out) == 1 {
 				out = []int{out[0], out[0], out[0]}
 			}
-			return b.adaptive(a[0], out, "avg")
+			return b.adaptive(a[0], out)
 		}},
 	// A floating max_pool1d is max_pool1d_with_indices (decomp_pool.go), as ATen runs it when the input
 	// takes a gradient: the gradient goes to the window's first maximum (its last NaN), where a maximum
@@ -82,27 +85,13 @@ var extNN2Decompositions = []decomposition{
 			return round(b.pool1d(xf, k, s, p, 1, false, "avg"))
 		}},
 	{"aten.adaptive_avg_pool1d", "adaptive_avg_pool1d(x, o) = sum over j < K of where(start + j < end, index_select(x, -1, min(start + j, end - 1)), 0) / (end - start)",
-		func(b *builder, a []ir.Arg) ir.Arg { return b.adaptive(a[0], b.ints(a[1]), "avg") }},
-	{"aten.adaptive_max_pool1d", "adaptive_max_pool1d(x, o) = maximum over j < K of index_select(x, -1, min(start + j, end - 1)), start = floor(i*L/o), end = ceil((i+1)*L/o)",
-		func(b *builder, a []ir.Arg) ir.Arg {
-			if b.bool(a[2]) {
-				b.failf("adaptive_max_pool1d: return_indices=True is not supported by gcdbg")
-				return nil
-			}
-			return b.adaptive(a[0], b.ints(a[1]), "max")
-		}},
-	{"aten.adaptive_max_pool2d", "adaptive_max_pool2d(x, o) = adaptive_max_pool1d over W, then over H (max is separable)",
-		func(b *builder, a []ir.Arg) ir.Arg {
-			if b.bool(a[2]) {
-				b.failf("adaptive_max_pool2d: return_indices=True is not supported by gcdbg")
-				return nil
-			}
-			out := b.ints(a[1])
-			if len(out) == 1 {
-				out = []int{out[0], out[0]}
-			}
-			return b.adaptive(a[0], out, "max")
-		}},
+		func(b *builder, a []ir.Arg) ir.Arg { return b.adaptive(a[0], b.ints(a[1])) }},
+	// adaptive_max_pool1d/2d are their _with_indices forms (decomp_pool.go), as ATen computes them
+	// (AdaptiveMaxPoolKernel.cpp): the gradient goes to the window's first maximum (its last NaN).
+	{"aten.adaptive_max_pool1d", "adaptive_max_pool1d(x, o) = adaptive_max_pool1d_with_indices(x, o)[0] (both with return_indices)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.adaptiveMaxIndices(a, 1) }},
+	{"aten.adaptive_max_pool2d", "adaptive_max_pool2d(x, o) = adaptive_max_pool2d_with_indices(x, o)[0] (both with return_indices)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.adaptiveMaxIndices(a, 2) }},
 	{"aten.local_response_norm", "local_response_norm(x, n, alpha, beta, k) = x / (k + alpha / n * sum of n channel slices of pad(x^2, n/2, (n-1)/2))^beta",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			x := a[0]
@@ -238,15 +227,12 @@ func (b *builder) poolDim(x ir.Arg, last, k, s, p, d int, ceil bool, op string) 
 	return r
 }
 
-// adaptive pools the trailing len(out) dims, last first.
-func (b *builder) adaptive(x ir.Arg, out []int, op string) ir.Arg {
+// adaptive average-pools the trailing len(out) dims, last first (adaptive
+// max pooling is its _with_indices form: adaptiveMaxIndices, decomp_pool.go).
+func (b *builder) adaptive(x ir.Arg, out []int) ir.Arg {
 	xs := b.shape(x)
 	if len(xs) < len(out)+1 {
 		b.failf("adaptive pooling: input %v has too few dims for output size %v", xs, out)
-		return nil
-	}
-	if op == "max" && !b.dtype(x).IsFloat() {
-		b.failf("adaptive_max_pool: expected a floating tensor")
 		return nil
 	}
 	for i := len(out) - 1; i >= 0; i-- {
@@ -271,22 +257,15 @@ func (b *builder) adaptive(x ir.Arg, out []int, op string) ir.Arg {
 			pos := b.o("add", start, int64(t))
 			idx := b.o("minimum", pos, b.o("sub", end, int64(1)))
 			v := b.o("index_select", x, int64(d), idx)
-			if op == "avg" {
-				v = b.o("where", b.bcast(b.o("lt", pos, end), d, len(xs)), v, b.o("full", ir.Tuple{}, int64(0), b.dtype(x)))
-			}
-			switch {
-			case r == nil:
+			v = b.o("where", b.bcast(b.o("lt", pos, end), d, len(xs)), v, b.o("full", ir.Tuple{}, int64(0), b.dtype(x)))
+			if r == nil {
 				r = v
-			case op == "max":
-				r = b.o("maximum", r, v)
-			default:
+			} else {
 				r = b.o("add", r, v)
 			}
 		}
-		if op == "avg" {
-			cnt := b.o("to_dtype", b.o("sub", end, start), b.dtype(x))
-			r = b.o("div", r, b.bcast(cnt, d, len(xs)))
-		}
+		cnt := b.o("to_dtype", b.o("sub", end, start), b.dtype(x))
+		r = b.o("div", r, b.bcast(cnt, d, len(xs)))
 		x = r
 	}
 	return x

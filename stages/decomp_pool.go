@@ -74,14 +74,31 @@ func poolDecompositions() []decomposition {
 				}})
 	}
 	out = append(out, decomposition{"aten.adaptive_max_pool3d", "adaptive_max_pool3d(x, o) = adaptive_max_pool3d_with_indices(x, o)[0] (both with return_indices)",
-		func(b *builder, a []ir.Arg) ir.Arg {
-			r := b.o("adaptive_max_pool3d_with_indices", a[0], sizesArg(b.spatial(a[1], 3, nil)))
-			if b.bool(a[2]) {
-				return ir.Tuple{b.o("getitem", r, int64(0)), b.o("getitem", r, int64(1))}
-			}
-			return b.o("getitem", r, int64(0))
-		}})
+		func(b *builder, a []ir.Arg) ir.Arg { return b.adaptiveMaxIndices(a, 3) }})
 	return out
+}
+
+// adaptiveMaxIndices is adaptive_max_pool{nd}d(x, output_size,
+// return_indices) as its _with_indices form, as ATen computes it
+// (AdaptiveMaxPoolKernel.cpp): one index per window, the first maximum or
+// the last NaN, where the whole gradient goes. The values, or (values,
+// indices) with return_indices.
+func (b *builder) adaptiveMaxIndices(a []ir.Arg, nd int) ir.Arg {
+	var v, i ir.Arg
+	if nd == 3 {
+		r := b.o("adaptive_max_pool3d_with_indices", a[0], sizesArg(b.spatial(a[1], 3, nil)))
+		v, i = b.o("getitem", r, int64(0)), b.o("getitem", r, int64(1))
+	} else {
+		t, ok := b.d.table[fmt.Sprintf("aten.adaptive_max_pool%dd_with_indices", nd)].fn(b, a[:2]).(ir.Tuple)
+		if !ok || len(t) != 2 {
+			return nil // the decomposition failed (b.err says why)
+		}
+		v, i = t[0], t[1]
+	}
+	if b.bool(a[2]) {
+		return ir.Tuple{v, i}
+	}
+	return v
 }
 
 // spatial reads a pooling argument of nd ints (an int or one value
