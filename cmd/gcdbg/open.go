@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"gcdbg/graphtext"
 	"gcdbg/torchtrace"
 	"gcdbg/trace"
 )
@@ -30,7 +29,7 @@ func openTrace(path string) (*trace.Trace, error) {
 	case bytes.HasPrefix(head, []byte("{")):
 		return trace.Load(path)
 	case isGraphText(head):
-		return graphtext.Load(path)
+		return loadGraphText(path) // open_exporter.go: a model file for the exporter
 	case torchtrace.IsLog(head): // TORCH_TRACE: V1206 15:18:20.253000 1500233 torch/_logging/structured.py:22] {...}
 		return torchtrace.LoadTrace(path)
 	}
@@ -38,7 +37,7 @@ func openTrace(path string) (*trace.Trace, error) {
 	case ".json":
 		return trace.Load(path)
 	case ".py", ".txt":
-		return graphtext.Load(path)
+		return loadGraphText(path) // open_exporter.go: a model file for the exporter
 	}
 	return nil, fmt.Errorf("%s: neither a gcdbg trace (a JSON object) nor readable graph text (def forward(self, ...):)", filepath.Base(path))
 }
