@@ -209,16 +209,28 @@ func (c convGeom) parEnd(g *kernelGen) {
 // flatStride is the stride of a flattened run of dimensions (e.g. the
 // weight's (CG, KH, KW) as one axis): the innermost stride when the outer
 // ones are whole multiples of it, "" when the dimensions do not flatten.
+// A dimension of size 1 is never stepped, so its stride does not matter:
+// an unsqueezed view (Conv1d's weight [OC, CG, 1, KW] has stride 1 at the
+// new axis, not KW) still flattens, and takes the GEMM path.
 func flatStride(sizes, strides []loopir.Expr) string {
-	for i := 0; i+1 < len(sizes); i++ {
-		inner, ok1 := strides[i+1].(loopir.Const)
-		outer, ok2 := strides[i].(loopir.Const)
-		sz, ok3 := sizes[i+1].(loopir.Const)
+	var keep []int
+	for i, s := range sizes {
+		if c, ok := s.(loopir.Const); !ok || c.V != 1 {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == 0 {
+		return "1" // a single element: any stride reads it
+	}
+	for j := 0; j+1 < len(keep); j++ {
+		inner, ok1 := strides[keep[j+1]].(loopir.Const)
+		outer, ok2 := strides[keep[j]].(loopir.Const)
+		sz, ok3 := sizes[keep[j+1]].(loopir.Const)
 		if !ok1 || !ok2 || !ok3 || outer.V != inner.V*sz.V {
 			return ""
 		}
 	}
-	return strides[len(strides)-1].String()
+	return strides[keep[len(keep)-1]].String()
 }
 
 // convArgs reads stride, padding, dilation and groups at args[i..i+3].
@@ -234,38 +246,43 @@ func (g *kernelGen) convArgs(n *loopir.Node, args []ir.Arg, i int) (st, pad, dil
 	return st, pad, dil, groups, true
 }
 
-// convGEMM writes conv2d as im2col + GEMM; false when the weight does not
-// flatten to a matrix or the window is too small to gain (direct loops).
+// convGEMM writes conv2d as im2col + GEMM, batched or unbatched input (a
+// 3-D input is one image); a weight whose (CG, KH, KW) does not flatten is
+// packed first. False when the window is too small to gain or its size is
+// not static (direct loops).
 func (g *kernelGen) convGEMM(x, w, bias *loopir.View, out *storage, ob *loopir.Buffer, stride, pad, dil [2]int64, groups int64) bool {
-	if len(x.Sizes) != 4 {
-		return false
-	}
-	ws := flatStride(w.Sizes[1:], w.Strides[1:])
-	if ws == "" {
+	if len(x.Sizes) != 4 && len(x.Sizes) != 3 {
 		return false
 	}
 	if k, ok := static(w.Sizes[1:]); !ok || k < 8 {
 		return false
 	}
+	xs, xst, os := x.Sizes, x.Strides, ob.Sizes
+	nb, sxn := "1", "0"
+	if len(xs) == 4 {
+		nb, sxn = g.e(xs[0]), g.e(xst[0])
+		xs, xst, os = xs[1:], xst[1:], os[1:]
+	}
 	t := g.ctype(ob.DType)
 	tn := sanitizeIdent(t)
-	geo := convGeom{N: g.e(x.Sizes[0]), C: g.e(x.Sizes[1]), H: g.e(x.Sizes[2]), W: g.e(x.Sizes[3]), OC: g.e(w.Sizes[0]),
-		KH: g.e(w.Sizes[2]), KW: g.e(w.Sizes[3]), OH: g.e(ob.Sizes[2]), OW: g.e(ob.Sizes[3]), groups: groups}
+	geo := convGeom{N: nb, C: g.e(xs[0]), H: g.e(xs[1]), W: g.e(xs[2]), OC: g.e(w.Sizes[0]),
+		KH: g.e(w.Sizes[2]), KW: g.e(w.Sizes[3]), OH: g.e(os[1]), OW: g.e(os[2]), groups: groups}
 	g.line("{ /* conv2d: im2col + GEMM per image and group, images in parallel */")
 	g.ind++
 	geo.decl(g)
+	wp, wst := g.packed(w, t, 2)
 	geo.par(g)
-	g.line("const %s *X = %s; const %s *Wt = %s;", t, g.ptr(x), t, g.ptr(w))
+	g.line("const %s *X = %s; const %s *Wt = %s;", t, g.ptr(x), t, wp)
 	g.line("%s *cols = (%s *)gcdbg_scratch(0, (size_t)(CGK * OHW > 0 ? nt * CGK * OHW : 1) * sizeof(%s));", t, t, t)
 	g.line("#pragma omp parallel for collapse(2) if(par)")
 	g.line("for (int64_t n = 0; n < N; n++)")
 	g.line("  for (int64_t gi = 0; gi < %d; gi++) {", groups)
 	g.line("    %s *col = cols + omp_get_thread_num() * CGK * OHW;", t)
 	g.line("    gcdbg_im2col_%s(X + n * %s + gi * CG * %s, %s, %s, %s, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, col);",
-		tn, g.e(x.Strides[0]), g.e(x.Strides[1]), g.e(x.Strides[1]), g.e(x.Strides[2]), g.e(x.Strides[3]),
+		tn, sxn, g.e(xst[0]), g.e(xst[0]), g.e(xst[1]), g.e(xst[2]),
 		stride[0], stride[1], pad[0], pad[1], dil[0], dil[1])
 	g.line("    %s *Y = %s + (n * OC + gi * OCG) * OHW;", t, out.c)
-	g.line("    %s(OCG, OHW, CGK, Wt + gi * OCG * %s, %s, %s, col, OHW, 1, Y, OHW);", gemmName(t), g.e(w.Strides[0]), g.e(w.Strides[0]), ws)
+	g.line("    %s(OCG, OHW, CGK, Wt + gi * OCG * %s, %s, %s, col, OHW, 1, Y, OHW);", gemmName(t), wst[0], wst[0], wst[3])
 	if bias != nil {
 		g.line("    for (int64_t co = 0; co < OCG; co++) {")
 		g.line("      const %s b = %s[(gi * OCG + co) * %s];", t, g.ptr(bias), g.e(bias.Strides[0]))
@@ -375,7 +392,15 @@ func (g *kernelGen) packed(v *loopir.View, t string, slot int) (string, [4]strin
 	for i := range st {
 		st[i] = g.e(v.Strides[i])
 	}
-	if flatStride(v.Sizes[2:], v.Strides[2:]) != "" && (slot != 2 || flatStride(v.Sizes[1:], v.Strides[1:]) != "") {
+	// The GEMMs read strides 0, 1 and 3, stride 3 as that of the flattened
+	// (H, W) (of (C, H, W) for the weight, slot 2): the flat stride, which
+	// is not stride 3 when W has size 1.
+	flat := flatStride(v.Sizes[2:], v.Strides[2:])
+	if slot == 2 {
+		flat = flatStride(v.Sizes[1:], v.Strides[1:])
+	}
+	if flat != "" {
+		st[3] = flat
 		return g.ptr(v), st
 	}
 	s := [4]string{g.e(v.Sizes[0]), g.e(v.Sizes[1]), g.e(v.Sizes[2]), g.e(v.Sizes[3])}
