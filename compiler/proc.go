@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,7 +18,7 @@ import (
 // across Exec calls, replaced after it dies or is killed.
 
 // WorkerCommand makes the command that starts a worker. The default
-// re-executes the running binary with `__worker` and WorkerEnv set, which
+// re-executes the running binary with `__worker`, WorkerEnv and OpenMPEnv set, which
 // works for gcdbg itself and for test binaries whose TestMain calls
 // ServeIfWorker.
 var WorkerCommand = func() (*exec.Cmd, error) {
@@ -28,14 +27,9 @@ var WorkerCommand = func() (*exec.Cmd, error) {
 		return nil, fmt.Errorf("starting the worker: %w", err)
 	}
 	cmd := exec.Command(exe, "__worker")
-	cmd.Env = append(os.Environ(), WorkerEnv+"=1")
-	if os.Getenv("OMP_WAIT_POLICY") == "" && runtime.NumCPU() <= 4 {
-		// With few cores, OpenMP threads spinning after each parallel
-		// region starve the parent and the next kernel: measured on a
-		// shared 2-core machine, the MLP's kernels ran 5x slower with
-		// libgomp's default (active) policy. A user's setting wins.
-		cmd.Env = append(cmd.Env, "OMP_WAIT_POLICY=passive")
-	}
+	// The OpenMP settings of timed code (ompenv.go): gcdbg bench's PyTorch
+	// timing server runs under the same.
+	cmd.Env = append(append(os.Environ(), WorkerEnv+"=1"), OpenMPEnv()...)
 	return cmd, nil
 }
 

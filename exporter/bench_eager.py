@@ -280,9 +280,12 @@ def ensure_malloc_env(argv):
 
 
 def how(threads, runs, warmup):
-    return ("torch %s, %d threads, median of the timed calls (%d per pass), after %d warm-up calls; outputs and grads dropped "
-            "before each call, inputs cloned outside the timed region; MALLOC_MMAP_THRESHOLD_=%s "
-            "MALLOC_TRIM_THRESHOLD_=%s" % (torch.__version__, threads, runs, warmup,
+    # OMP_WAIT_POLICY as this process got it: `gcdbg bench` starts the server
+    # under the compiled worker's OpenMP environment (compiler.OpenMPEnv).
+    return ("torch %s, %d threads, OMP_WAIT_POLICY=%s, median of the timed calls (%d per pass), after %d warm-up calls; "
+            "outputs and grads dropped before each call, inputs cloned outside the timed region; MALLOC_MMAP_THRESHOLD_=%s "
+            "MALLOC_TRIM_THRESHOLD_=%s" % (torch.__version__, threads,
+                                            os.environ.get("OMP_WAIT_POLICY", "unset (libgomp's default)"), runs, warmup,
                                             os.environ.get("MALLOC_MMAP_THRESHOLD_", "unset"),
                                             os.environ.get("MALLOC_TRIM_THRESHOLD_", "unset")))
 

@@ -94,11 +94,12 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "; OpenBLAS sgemm 1024^3 %.1f GFLOP/s", peak)
 	}
 	fmt.Fprintln(stdout)
-	fmt.Fprintf(stdout, "compiled: median of %d runs after a warm-up run (forward+backward for training graphs)\n", *runs)
+	fmt.Fprintf(stdout, "OpenMP, both sides (compiler.OpenMPEnv): %s\n", compiler.OpenMPSummary())
+	fmt.Fprintf(stdout, "compiled: median of %d runs after a warm-up run (forward+backward for training graphs); %s\n", *runs, compiledHow())
 	if torch != nil {
 		fmt.Fprintf(stdout, "PyTorch eager: measured live, before and after each compiled run; %s\n\n", torch.how(paths))
 	} else {
-		fmt.Fprintf(stdout, "PyTorch eager: not importable by %s; the producer's recorded timings\n\n", python)
+		fmt.Fprintf(stdout, "PyTorch eager: not importable by %s; the producer's recorded timings (timed by the producer under its own settings)\n\n", python)
 	}
 	fmt.Fprintf(stdout, "%-22s %11s %11s %-9s %8s %8s %6s %9s %6s %9s  %s\n", "trace", "compiled ms", "PyTorch ms", "", "speedup",
 		"roofline", "GB/s", "%triad", "GFLOP/s", "%sgemm", "verdict")
@@ -159,6 +160,22 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// compiledHow says how the compiled side runs: its threads, wait policy
+// and memory, as the header's PyTorch line says PyTorch's.
+func compiledHow() string {
+	w, err := compiler.WorkerCommand()
+	if err != nil {
+		return err.Error()
+	}
+	threads, _ := compiler.LookupEnv(w.Env, "OMP_NUM_THREADS")
+	policy, ok := compiler.LookupEnv(w.Env, "OMP_WAIT_POLICY")
+	if !ok {
+		policy = "unset (libgomp's default)"
+	}
+	return fmt.Sprintf("worker process, %s OpenMP threads (kernels chosen by measurement may run on one), OMP_WAIT_POLICY=%s; "+
+		"buffers preallocated in shared memory (MAP_POPULATE), glibc malloc defaults for kernels' scratch", threads, policy)
 }
 
 func pct(x, of float64) string {
@@ -297,8 +314,7 @@ func startTorch(stderr io.Writer) *torchServer {
 		fmt.Fprintf(stderr, "gcdbg bench: bench_eager.py: %v: PyTorch timings are the recorded ones\n", err)
 		return nil
 	}
-	cmd := exec.Command(python, script, "--serve")
-	cmd.Env = append(os.Environ(), "MALLOC_MMAP_THRESHOLD_=17179869184", "MALLOC_TRIM_THRESHOLD_=17179869184")
+	cmd := torchCommand(script)
 	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -317,6 +333,17 @@ func startTorch(stderr io.Writer) *torchServer {
 		ts.tmp = script
 	}
 	return ts
+}
+
+// torchCommand is the PyTorch timing server's command. It runs under the
+// compiled worker's OpenMP environment (compiler.OpenMPEnv: thread count
+// and wait policy), so that both sides of a speedup are timed alike, and
+// with glibc keeping freed big blocks (bench_eager.py's MALLOC_ENV, which
+// it would otherwise re-execute itself to set).
+func torchCommand(script string) *exec.Cmd {
+	cmd := exec.Command(python, script, "--serve")
+	cmd.Env = append(append(os.Environ(), "MALLOC_MMAP_THRESHOLD_=17179869184", "MALLOC_TRIM_THRESHOLD_=17179869184"), compiler.OpenMPEnv()...)
+	return cmd
 }
 
 // time returns each timed call's ms (forward + backward, summed over the

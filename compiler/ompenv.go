@@ -1,0 +1,76 @@
+package compiler
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+)
+
+// The OpenMP environment of timed code: the worker that runs every
+// compiled program, and the PyTorch eager timing server of `gcdbg bench`
+// (exporter/bench_eager.py, whose ATen kernels use OpenMP too), so that a
+// speedup compares the code and not the thread settings. Measured on a
+// loaded 2-core machine (examples/unseen/README.md), PyTorch under
+// libgomp's default policy beside a passive worker made bench's speedups
+// 7-25x too high: its spinning threads slowed PyTorch, not the worker.
+
+// OpenMPVars are the variables OpenMPEnv decides, in its order.
+var OpenMPVars = []string{"OMP_NUM_THREADS", "OMP_WAIT_POLICY"}
+
+// OpenMPEnv is "NAME=value" for each of OpenMPVars that timed code runs
+// with; a user's setting of either wins.
+//   - OMP_NUM_THREADS: runtime.NumCPU() (the CPUs this process may run on,
+//     libgomp's own default), written out because PyTorch's default counts
+//     every CPU of the machine, whatever the affinity mask.
+//   - OMP_WAIT_POLICY: passive on 4 CPUs or fewer: with few cores, OpenMP
+//     threads spinning after each parallel region starve the parent and
+//     the next kernel (on a shared 2-core machine the MLP's kernels ran 5x
+//     slower with libgomp's default, active, policy). With more CPUs it is
+//     left unset: libgomp's default (spin a while, then sleep).
+func OpenMPEnv() []string {
+	var env []string
+	if v := os.Getenv("OMP_NUM_THREADS"); v != "" {
+		env = append(env, "OMP_NUM_THREADS="+v)
+	} else {
+		env = append(env, fmt.Sprintf("OMP_NUM_THREADS=%d", runtime.NumCPU()))
+	}
+	if v := os.Getenv("OMP_WAIT_POLICY"); v != "" {
+		env = append(env, "OMP_WAIT_POLICY="+v)
+	} else if runtime.NumCPU() <= 4 {
+		env = append(env, "OMP_WAIT_POLICY=passive")
+	}
+	return env
+}
+
+// OpenMPSummary is OpenMPEnv in words, for a header: every variable of
+// OpenMPVars, "unset" where OpenMPEnv leaves it to libgomp.
+func OpenMPSummary() string {
+	return DescribeOpenMP(OpenMPEnv())
+}
+
+// DescribeOpenMP says what env (NAME=value entries, later ones winning,
+// as exec.Cmd reads them) sets each of OpenMPVars to.
+func DescribeOpenMP(env []string) string {
+	var parts []string
+	for _, k := range OpenMPVars {
+		v, ok := LookupEnv(env, k)
+		if !ok {
+			v = "unset (libgomp's default)"
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, " ")
+}
+
+// LookupEnv is name's value in env, the last entry winning (exec.Cmd's rule
+// for duplicates).
+func LookupEnv(env []string, name string) (string, bool) {
+	v, found := "", false
+	for _, e := range env {
+		if k, val, ok := strings.Cut(e, "="); ok && k == name {
+			v, found = val, true
+		}
+	}
+	return v, found
+}
