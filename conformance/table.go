@@ -44,8 +44,15 @@ func coverageName(opinfo string) string {
 	if i := strings.IndexByte(n, '.'); i >= 0 {
 		n = n[:i]
 	}
+	if a, ok := coverageAliases[n]; ok {
+		return a
+	}
 	return n
 }
+
+// coverageAliases: OpInfos whose op the core ATen list names otherwise
+// (F.grid_sample is aten.grid_sampler_2d there).
+var coverageAliases = map[string]string{"grid_sample": "grid_sampler_2d"}
 
 // outOfScopeFor is why the OpInfo's op is out of scope: an in-place
 // variant's own entry first (squeeze_ for squeeze.inplace), then its op's.
