@@ -42,30 +42,6 @@ func pool1d(op string, a Args, vals []Value) (Value, error) {
 	return tensor.Squeeze(r.(*tensor.Tensor), []int{-2})
 }
 
-// AdaptiveMaxPool is adaptive max pooling over the trailing len(out) dims
-// (NaN propagates, as in PyTorch).
-func AdaptiveMaxPool(x *tensor.Tensor, out []int) (*tensor.Tensor, error) {
-	k := len(out)
-	if x.Dim() < k+1 || x.Dim() > k+2 {
-		return nil, fmt.Errorf("adaptive_max_pool%dd: expected %d-D or %d-D input, got %v", k, k+1, k+2, x.Shape)
-	}
-	if !x.DType.IsFloat() {
-		return nil, fmt.Errorf("\"adaptive_max_pool%dd\" not implemented for '%s'", k, x.DType)
-	}
-	return adaptivePoolSeparable(x, out, "adaptive_max_pool", func(w []float64) float64 {
-		m := math.Inf(-1)
-		for _, v := range w {
-			if math.IsNaN(v) {
-				return v
-			}
-			if v > m {
-				m = v
-			}
-		}
-		return m
-	})
-}
-
 // LocalResponseNorm is F.local_response_norm over dim 1.
 func LocalResponseNorm(x *tensor.Tensor, size int, alpha, beta, k float64) (*tensor.Tensor, error) {
 	if x.Dim() < 3 {
@@ -221,32 +197,6 @@ func init() {
 		}
 		return pool1d("adaptive_avg_pool2d", a, []Value{nil, Tuple{int64(1), int64(o)}})
 	})
-	for _, k := range []int{1, 2} {
-		dims := k
-		Register(fmt.Sprintf("adaptive_max_pool%dd(input, output_size, return_indices=False)", k), KindPool, func(a Args) (Value, error) {
-			r := &ar{a: a}
-			x := r.t(0)
-			if r.err != nil {
-				return nil, r.err
-			}
-			out, err := a.IntsN(1, dims)
-			if err != nil {
-				return nil, err
-			}
-			if a.V[2] == true {
-				return nil, a.errf(2, "return_indices=True is not supported by gcdbg")
-			}
-			if len(out) != dims {
-				return nil, a.errf(1, "expected %d output sizes, got %v", dims, out)
-			}
-			for i, o := range out {
-				if o < 0 { // None in PyTorch keeps the input size
-					out[i] = x.Shape[x.Dim()-dims+i]
-				}
-			}
-			return r.done(AdaptiveMaxPool(x, out))
-		})
-	}
 	Register("local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0)", KindNorm, func(a Args) (Value, error) {
 		r := &ar{a: a}
 		x, n, al, be, k := r.t(0), r.i(1), r.f(2), r.f(3), r.f(4)

@@ -214,16 +214,21 @@ func init() {
 			return tensor.MaxUnpool(x, idx, nd, out)
 		})
 	}
-	Register("adaptive_max_pool3d(input, output_size, return_indices=False)", KindPool, func(a Args) (Value, error) {
-		v, i, err := adaptiveMaxIndices(a, 3)
-		if err != nil {
-			return nil, err
-		}
-		if a.V[2] == true {
-			return Tuple{v, i}, nil
-		}
-		return v, nil
-	})
+	// adaptive_max_pool{1,2,3}d are their _with_indices forms' values (or
+	// both, with return_indices), as ATen computes them
+	for nd := 1; nd <= 3; nd++ {
+		nd := nd
+		Register(fmt.Sprintf("adaptive_max_pool%dd(input, output_size, return_indices=False)", nd), KindPool, func(a Args) (Value, error) {
+			v, i, err := adaptiveMaxIndices(a, nd)
+			if err != nil {
+				return nil, err
+			}
+			if a.V[2] == true {
+				return Tuple{v, i}, nil
+			}
+			return v, nil
+		})
+	}
 	// The gradient of both 3-D pools with indices (PyTorch's
 	// max_pool3d_with_indices_backward computes the same from its indices).
 	Register("adaptive_max_pool3d_backward(grad_output, self, indices)", KindPool, func(a Args) (Value, error) {
