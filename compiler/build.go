@@ -276,23 +276,9 @@ func progress(opts Options, label string, start time.Time, limit time.Duration) 
 	if every <= 0 {
 		every = 10 * time.Second
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				opts.notify(fmt.Sprintf("gcdbg: still compiling %s: %.0f s so far (gives up after %v, GCDBG_CC_TIMEOUT)", label, time.Since(start).Seconds(), limit))
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
+	return Every(every, func(time.Duration) {
+		opts.notify(fmt.Sprintf("gcdbg: still compiling %s: %.0f s so far (gives up after %v, GCDBG_CC_TIMEOUT)", label, time.Since(start).Seconds(), limit))
+	})
 }
 
 // ccCommand runs the compiler in its own process group, so that a timeout

@@ -15,11 +15,11 @@ func init() {
 	BuildProgram = buildProgram
 }
 
-func buildProgram(tr *trace.Trace, u *stages.Unit, lp *stages.LoopProgram) (*Program, error) {
+func buildProgram(tr *trace.Trace, u *stages.Unit, lp *stages.LoopProgram, opt Options) (*Program, error) {
 	if lp.Source == nil {
 		return nil, fmt.Errorf("no generated source (the kernels stage did not run)")
 	}
-	art, err := compiler.Build(lp.Source.Program(), compiler.Options{})
+	art, err := compiler.Build(lp.Source.Program(), opt.compilerOptions())
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func program(tr *trace.Trace, u *stages.Unit, lp *stages.LoopProgram, opt Option
 		if BuildProgram == nil {
 			return nil, errors.New("--device cpu: the C renderer is not part of this build (use --device eager)")
 		}
-		return BuildProgram(tr, u, lp)
+		return BuildProgram(tr, u, lp, opt)
 	}
 	for _, p := range opt.AOT {
 		if p.Manifest.Graph == u.Captured.Name && p.Manifest.Role == lp.Role {
@@ -63,10 +63,10 @@ func program(tr *trace.Trace, u *stages.Unit, lp *stages.LoopProgram, opt Option
 	return nil, fmt.Errorf("the compiled directory has no %s program of graph %q (compiled from another trace?)", lp.Role, u.Captured.Name)
 }
 
-// BuildProgram renders and builds one loop program. It is nil until the C
-// renderer and builder are linked in (compiler.Build); --device cpu then
-// says so instead of running.
-var BuildProgram func(tr *trace.Trace, u *stages.Unit, lp *stages.LoopProgram) (*Program, error)
+// BuildProgram renders and builds one loop program; opt's Progress gets the
+// compiler's notices. It is nil until the C renderer and builder are linked
+// in (compiler.Build); --device cpu then says so instead of running.
+var BuildProgram func(tr *trace.Trace, u *stages.Unit, lp *stages.LoopProgram, opt Options) (*Program, error)
 
 // KernelResult is one entry of the JSON's kernels (medians over the runs).
 type KernelResult struct {

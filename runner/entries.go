@@ -37,10 +37,11 @@ type CompiledCall struct {
 type entryBuilds struct {
 	progs  map[*dynamo.Entry][]*Program
 	builds map[*dynamo.Entry]int
+	opt    Options // the run's: its Progress gets the compiler's notices
 }
 
-func newEntryBuilds() *entryBuilds {
-	return &entryBuilds{progs: map[*dynamo.Entry][]*Program{}, builds: map[*dynamo.Entry]int{}}
+func newEntryBuilds(opt Options) *entryBuilds {
+	return &entryBuilds{progs: map[*dynamo.Entry][]*Program{}, builds: map[*dynamo.Entry]int{}, opt: opt}
 }
 
 // programs builds e's programs the first time and returns them.
@@ -57,7 +58,7 @@ func (eb *entryBuilds) programs(e *dynamo.Entry) ([]*Program, int, error) {
 	}
 	var ps []*Program
 	for _, lp := range u.Programs {
-		p, err := BuildProgram(u.Trace, u, lp)
+		p, err := BuildProgram(u.Trace, u, lp, eb.opt)
 		if err != nil {
 			return nil, 0, fmt.Errorf("entry %s (%s): %w", e.ID, lp.Role, err)
 		}

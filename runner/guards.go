@@ -74,7 +74,7 @@ func RecompilesWith(tr *trace.Trace, sets []string, opt Options) ([]GraphRecompi
 		if err != nil {
 			return out, err
 		}
-		eb := newEntryBuilds()
+		eb := newEntryBuilds(opt)
 		compiled := func(call *dynamo.Call, f dynamo.Frame, r *CallResult) error {
 			if opt.Device != "cpu" {
 				return nil

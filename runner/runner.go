@@ -6,9 +6,7 @@ package runner
 
 import (
 	"fmt"
-	"os"
 	"sort"
-	"sync"
 	"time"
 
 	"gcdbg/compiler"
@@ -113,6 +111,13 @@ type Options struct {
 	// AOT, when set, are the programs of a `gcdbg compile` directory the
 	// cpu run uses instead of building (RunAOT).
 	AOT []compiler.AOTProgram
+	// Progress receives the run's one-line notices while it goes on (the
+	// reference runs or a C compilation still running, a damaged cache
+	// entry rebuilt): the CLI writes them to its standard error, the
+	// explorer to its status line. nil: standard error (progress.go).
+	Progress func(msg string)
+	// ProgressEvery is how often a step still running says so (0: 10 s).
+	ProgressEvery time.Duration
 }
 
 // Run takes tr through the pipeline and the eager interpreter. An error
@@ -213,7 +218,7 @@ func runGraph(tr *trace.Trace, u *stages.Unit, opt Options) (GraphResult, *refer
 		gr.Stages["saved_bytes_save_everything"] = u.SaveAll.SavedBytes
 	}
 
-	stop := stillRunning(fmt.Sprintf("graph %q's reference runs (eager float32, float64, simulated float32 rounding)", termsafe.String(name)))
+	stop := stillRunning(opt, fmt.Sprintf("graph %q's reference runs (eager float32, float64, simulated float32 rounding)", termsafe.String(name)))
 	refs, err := newReferences(u)
 	stop()
 	if err != nil {
@@ -262,28 +267,4 @@ func timeEager(u *stages.Unit, runs int) (Timing, error) {
 		}
 	}
 	return t, nil
-}
-
-// stillRunning prints a line to stderr every 10 s until the returned
-// function is called, as the compiler does while cc runs: at real sizes the
-// eager reference runs take minutes, and a silent terminal looks hung.
-func stillRunning(what string) func() {
-	start := time.Now()
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(10 * time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				fmt.Fprintf(os.Stderr, "gcdbg: still running %s: %.0f s so far\n", what, time.Since(start).Seconds())
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
 }

@@ -203,7 +203,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 	case WatchMsg:
 		m.applyWatch(msg)
-	case runDoneMsg, spinMsg:
+	case runDoneMsg, spinMsg, progressMsg:
 		return m.run.update(msg)
 	case tea.MouseWheelMsg:
 		m.wheel(msg.Mouse())

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -31,6 +32,55 @@ type runDoneMsg struct {
 
 type spinMsg struct{ seq int }
 
+// progressMsg is one of a run's progress notices (runner.Options.Progress:
+// reference runs or the C compiler still running), shown in the status
+// line: written to the terminal they would scroll the full-screen view.
+type progressMsg struct {
+	seq  int
+	text string
+	sink *progressSink // listened to again for the next notice
+}
+
+// progressSink passes a run's notices to the UI: sends after the run
+// ended, or while the UI is behind, are dropped, never blocking the run.
+type progressSink struct {
+	mu     sync.Mutex
+	ch     chan string
+	closed bool
+}
+
+func (p *progressSink) send(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	select {
+	case p.ch <- msg:
+	default:
+	}
+}
+
+func (p *progressSink) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed {
+		p.closed = true
+		close(p.ch)
+	}
+}
+
+// listen waits for the sink's next notice; nil once the run ended.
+func listen(seq int, p *progressSink) tea.Cmd {
+	return func() tea.Msg {
+		text, ok := <-p.ch
+		if !ok {
+			return nil
+		}
+		return progressMsg{seq: seq, text: text, sink: p}
+	}
+}
+
 // devices are the run panel's devices, in the order `d` cycles them. A
 // device that is not present (no OpenCL platform, no CUDA driver) is
 // reported plainly by the run itself.
@@ -44,6 +94,8 @@ type runPanel struct {
 	res              *runner.Result
 	err              error
 	took             time.Duration
+	progress         string        // the running run's last progress notice
+	every            time.Duration // how often the run reports progress (0: the runner's default)
 }
 
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -65,27 +117,29 @@ func (r *runPanel) start(tr *trace.Trace, units []*stages.Unit, opt Options) tea
 			r.device, _ = runner.DefaultDevice()
 		}
 	}
-	r.running, r.err = true, nil
+	r.running, r.err, r.progress = true, nil, ""
 	r.seq++
 	seq := r.seq
-	runs, device := opt.Runs, r.device
+	sink := &progressSink{ch: make(chan string, 8)}
+	ropt := runner.Options{Runs: opt.Runs, Device: r.device, Progress: sink.send, ProgressEvery: r.every}
 	work := func() (msg tea.Msg) {
 		t0 := time.Now()
 		var res *runner.Result
 		var err error
+		defer sink.close()
 		defer func() { // a panic in a run is an internal error in the panel, never a crash
 			if r := recover(); r != nil {
 				msg = runDoneMsg{err: &stages.InternalError{Stage: "run", Value: r, Stack: debug.Stack()}, took: time.Since(t0), seq: seq}
 			}
 		}()
 		if units != nil {
-			res, err = runner.RunUnits(tr, units, runner.Options{Runs: runs, Device: device})
+			res, err = runner.RunUnits(tr, units, ropt)
 		} else {
-			res, err = runner.Run(tr, runner.Options{Runs: runs, Device: device})
+			res, err = runner.Run(tr, ropt)
 		}
 		return runDoneMsg{res: res, err: err, took: time.Since(t0), seq: seq}
 	}
-	return tea.Batch(work, spin(seq))
+	return tea.Batch(work, spin(seq), listen(seq, sink))
 }
 
 // nextDevice moves to the next device of the cycle.
@@ -112,9 +166,14 @@ func (r *runPanel) update(msg tea.Msg) tea.Cmd {
 			r.frame++
 			return spin(msg.seq)
 		}
+	case progressMsg:
+		if r.running && msg.seq == r.seq {
+			r.progress = strings.TrimPrefix(termsafe.String(msg.text), "gcdbg: ")
+		}
+		return listen(msg.seq, msg.sink)
 	case runDoneMsg:
 		if msg.seq == r.seq {
-			r.running = false
+			r.running, r.progress = false, ""
 			r.res, r.err, r.took = msg.res, msg.err, msg.took
 		}
 	}

@@ -324,6 +324,8 @@ func (m *Model) statusLine() string {
 		s = " go to node: " + m.prompt.text + "█   (enter goes, esc cancels)"
 	case m.notice != "":
 		s = " " + m.notice
+	case m.run.running && m.run.progress != "":
+		s = " " + m.run.progress // a run's progress notice (run.go), never written over the screen
 	case m.doc() != nil:
 		a, b := m.stageDoc(m.focus).name, m.stageDoc(1-m.focus).name
 		s = fmt.Sprintf(" %s · %s · [%s] ↔ %s", termsafe.String(m.tr.Name), termsafe.String(m.doc().unit.Captured.Name), a, b)

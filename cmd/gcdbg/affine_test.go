@@ -22,9 +22,9 @@ func TestRunInputsCompiledDynamicAffine(t *testing.T) {
 	}
 	var built []string
 	orig := runner.BuildProgram
-	runner.BuildProgram = func(tr *trace.Trace, u *stages.Unit, lp *stages.LoopProgram) (*runner.Program, error) {
+	runner.BuildProgram = func(tr *trace.Trace, u *stages.Unit, lp *stages.LoopProgram, opt runner.Options) (*runner.Program, error) {
 		built = append(built, lp.Source.Code)
-		return orig(tr, u, lp)
+		return orig(tr, u, lp, opt)
 	}
 	defer func() { runner.BuildProgram = orig }()
 	code, out, errs := run("run", "../../fixtures/transformer_block.json", "--json", "--runs", "1", "--device", "cpu",

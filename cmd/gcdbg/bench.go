@@ -244,7 +244,7 @@ func benchTrace(path string, runs int, torch *torchServer, stderr io.Writer) (be
 		settle()
 		calls, terr = torch.time(path, runs)
 	}
-	res, err := runner.Run(tr, runner.Options{Runs: runs, Device: "cpu"})
+	res, err := runner.Run(tr, runner.Options{Runs: runs, Device: "cpu", Progress: progressTo(stderr)})
 	if err != nil {
 		return benchRow{}, err
 	}

@@ -48,7 +48,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	units, stageErr := stages.Run(tr, "")
 	var res *runner.Result
 	if stageErr == nil {
-		res, err = runner.RunUnits(tr, units, runner.Options{Runs: *runs})
+		res, err = runner.RunUnits(tr, units, runner.Options{Runs: *runs, Progress: progressTo(stderr)})
 	} else {
 		res, err = &runner.Result{Trace: tr.Name, Device: "cpu"}, stageErr
 	}

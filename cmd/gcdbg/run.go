@@ -76,14 +76,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		if err = catchRun(func() (err error) {
-			res, err = runner.Run(tr, runner.Options{Runs: *runs, Device: *device})
+			res, err = runner.Run(tr, runner.Options{Runs: *runs, Device: *device, Progress: progressTo(stderr)})
 			return err
 		}); err != nil {
 			return fail(err)
 		}
 	}
 	if len(inputs) > 0 {
-		if res.Recompiles, err = runner.RecompilesWith(tr, inputs, runner.Options{Device: *device}); err != nil {
+		if res.Recompiles, err = runner.RecompilesWith(tr, inputs, runner.Options{Device: *device, Progress: progressTo(stderr)}); err != nil {
 			return fail(err)
 		}
 	}
@@ -97,6 +97,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// progressTo is a run's progress sink (runner.Options.Progress) for a
+// command line: one line each on w, the command's standard error.
+func progressTo(w io.Writer) func(string) {
+	return func(msg string) { fmt.Fprintln(w, msg) }
 }
 
 // printComparisons prints the pipeline's result against PyTorch and against
