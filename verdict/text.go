@@ -10,7 +10,9 @@ import (
 // watch mode, the report and bench print these and nothing of their own.
 
 // Short is one judgement in a few words: "✓ rmse 1.2e-07 ≤ 6.8e-07" or
-// "✗ rmse 3.1e-03 > 6.8e-07". nil is "—" (nothing was compared).
+// "✗ rmse 3.1e-03 > 6.8e-07"; a mismatch names its failed checks first
+// ("✗ reference ≠ PyTorch (rmse 0.31 > 0.0012) · rmse 0 ≤ 1.4"). nil is
+// "—" (nothing was compared).
 func (j *Judgement) Short() string {
 	if j == nil {
 		return "—"
@@ -29,21 +31,50 @@ func (j *Judgement) Short() string {
 		// Not judged numerically: a shape, dtype or missing value.
 		return mark + " " + j.Why
 	}
-	op := "≤"
-	if !(j.RMSE <= j.Bound()) {
-		op = ">"
+	// A mismatch leads with the checks that failed: a passing number first
+	// would read as the reason (✗ rmse 0 ≤ 1.4 when the reference check
+	// failed).
+	parts := j.failedChecks()
+	if j.RMSE <= j.Bound() {
+		parts = append(parts, fmt.Sprintf("rmse %.2g ≤ %.2g", j.RMSE, j.Bound()))
 	}
-	s := fmt.Sprintf("%s rmse %.2g %s %.2g", mark, j.RMSE, op, j.Bound())
-	if !(j.WorstErr <= j.WorstBound()) {
-		s += fmt.Sprintf(" · worst %.2g > %.2g", j.WorstErr, j.WorstBound())
-	}
-	if j.Check != nil && !j.Check.Agree {
-		s += " · reference ≠ PyTorch"
-	}
+	s := mark + " " + strings.Join(parts, " · ")
 	if j.NonFinite > 0 && j.NonFinite == j.Numel {
 		s += " · every value NaN/Inf"
 	}
 	return s
+}
+
+// failedChecks are the numeric judgement's failed checks, in words with
+// their numbers, most basic first; empty when it matches.
+func (j *Judgement) failedChecks() []string {
+	if j.Match {
+		return nil
+	}
+	var out []string
+	if strings.HasPrefix(j.Why, "dtype ") {
+		out = append(out, strings.SplitN(j.Why, "; ", 2)[0])
+	}
+	if j.MaxAbsErr == math.MaxFloat64 {
+		out = append(out, "NaN/Inf at other positions")
+	}
+	if !(j.RMSE <= j.Bound()) {
+		out = append(out, fmt.Sprintf("rmse %.2g > %.2g", j.RMSE, j.Bound()))
+	}
+	if !(j.WorstErr <= j.WorstBound()) {
+		out = append(out, fmt.Sprintf("worst %.2g > %.2g", j.WorstErr, j.WorstBound()))
+	}
+	if c := j.Check; c != nil && !c.Agree {
+		if b := c.Multiplier*c.NoiseRMSE + c.Floor; !(c.RMSE <= b) {
+			out = append(out, fmt.Sprintf("reference ≠ PyTorch (rmse %.2g > %.2g)", c.RMSE, b))
+		} else {
+			out = append(out, fmt.Sprintf("reference ≠ PyTorch (worst %.2g > %.2g)", c.WorstErr, c.Multiplier*c.NoiseWorstErr+c.WorstFloor))
+		}
+	}
+	if len(out) == 0 && j.Why != "" {
+		out = append(out, strings.SplitN(j.Why, "; ", 2)[0])
+	}
+	return out
 }
 
 // Bound is the largest rmse that matches.
@@ -62,6 +93,9 @@ func (j *Judgement) Detail() string {
 		b.WriteString("match")
 	} else {
 		b.WriteString("MISMATCH")
+		if f := j.failedChecks(); len(f) > 0 && j.Multiplier != 0 {
+			b.WriteString(" [failed: " + strings.Join(f, "; ") + "]")
+		}
 	}
 	if j.Multiplier != 0 {
 		fmt.Fprintf(&b, ": rmse %.3g vs bound %.3g (= %g × baseline %.3g + floor %.3g), worst element %.3g vs bound %.3g",
