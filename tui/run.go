@@ -81,10 +81,10 @@ func listen(seq int, p *progressSink) tea.Cmd {
 	}
 }
 
-// devices are the run panel's devices, in the order `d` cycles them. A
-// device that is not present (no OpenCL platform, no CUDA driver) is
-// reported plainly by the run itself.
-var devices = []string{"cpu", "opencl", "cuda", "eager"}
+// devices are the run panel's devices, in the order `d` cycles them
+// (runner.Devices). A device that is not present (no OpenCL platform, no
+// CUDA driver) is reported plainly by the run itself.
+var devices = runner.Devices
 
 type runPanel struct {
 	device           string // "" until the first run: then opt.Device or runner.DefaultDevice()

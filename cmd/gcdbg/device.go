@@ -1,6 +1,10 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"gcdbg/runner"
+)
 
 // deviceWhy explains, in --help, why the default device is not cpu.
 func deviceWhy(why string) string {
@@ -25,5 +29,5 @@ func checkDevice(device, why string) error {
 		// or device is reported then, plainly, by the run itself.
 		return nil
 	}
-	return fmt.Errorf("--device %q: want cpu, opencl, cuda or eager", device)
+	return fmt.Errorf("--device %q: want one of %s", device, runner.DeviceChoices(", "))
 }

@@ -8,15 +8,20 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"gcdbg/compiler"
+	"gcdbg/runner"
 	"gcdbg/termsafe"
 )
 
-const usage = `gcdbg — a debugger for deep-learning graph compilers
+// usage is gcdbg help; the devices come from runner.Devices, as in run --help.
+var usage = strings.ReplaceAll(usageText, "{devices}", runner.DeviceChoices("|"))
+
+const usageText = `gcdbg — a debugger for deep-learning graph compilers
 
 Usage:
-  gcdbg run    [TRACE|DIR] [--json] [--device cpu|opencl|cuda|eager] [--runs N] [--input NAME=AxB ...]
+  gcdbg run    [TRACE|DIR] [--json] [--device {devices}] [--runs N] [--input NAME=AxB ...]
                                                 run the trace's graphs (compiled to C with --device cpu,
                                                 OpenCL/CUDA kernels with opencl/cuda, gcdbg's eager
                                                 interpreter with eager) and compare every output and grad

@@ -17,13 +17,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the machine-readable result (shared spec run-json.md)")
 	runs := fs.Int("runs", 5, "timed repetitions; the median is reported")
 	defDevice, why := runner.DefaultDevice()
-	device := fs.String("device", defDevice, "cpu: also build the graphs to C and run the compiled kernels, comparing their values; eager: the pipeline's graphs under the eager interpreter only (default here: "+defDevice+deviceWhy(why)+")")
+	device := fs.String("device", defDevice, runner.DeviceChoices(", ")+": cpu also builds the graphs to C and runs the compiled kernels, comparing their values; opencl and cuda run OpenCL/CUDA kernels on a GPU; eager: the pipeline's graphs under the eager interpreter only (default here: "+defDevice+deviceWhy(why)+")")
 	autotune := fs.Bool("autotune", true, "choose each kernel's alternative (OpenBLAS or generated GEMM, OpenMP team or one thread) by timing them once per shape and machine, cached; false (or GCDBG_AUTOTUNE=0) runs every kernel's default, measuring nothing: deterministic CI")
 	tracePath := fs.String("trace", "", "with a compiled DIR: the trace it was compiled from (default: the path recorded in DIR/index.json)")
 	var inputs inputSets
 	fs.Var(&inputs, "input", "call the graph again with other inputs (repeatable; one set per flag): NAME=AxBxC[:float64][:requires_grad], NAME=@file.safetensors:key or NAME=constant, several joined by commas")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gcdbg run [TRACE | DIR from gcdbg compile] [--json] [--runs N] [--device cpu|eager] [--input NAME=AxBxC ...]")
+		fmt.Fprintln(stderr, "usage: gcdbg run [TRACE | DIR from gcdbg compile] [--json] [--runs N] [--device "+runner.DeviceChoices("|")+"] [--input NAME=AxBxC ...]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseFlags(fs, args, stderr)
