@@ -1,6 +1,7 @@
 package loopir
 
 import (
+	"math"
 	"math/rand"
 	"testing"
 
@@ -97,5 +98,38 @@ func TestScatterAddCompiles(t *testing.T) {
 				t.Errorf("fallback %v, want compiled %v:\n%s", fallback, tc.compile, Print(p))
 			}
 		})
+	}
+}
+
+// scatter_add with one index entry along dim is one pointwise node (no
+// reduction kernel writing a one-hot tensor): points the index misses keep
+// self bit for bit, -0.0 and NaN included, and a hit adds src once, as
+// PyTorch's scatter_add (values from torch 1.13: torch.tensor([[-0., 1.,
+// nan], [2., -0., 3.]]).scatter_add(1, torch.tensor([[1], [0]]),
+// torch.tensor([[0.5], [-2.]])) = [[-0., 1.5, nan], [0., -0., 3.]]).
+func TestScatterAddOneIsPointwise(t *testing.T) {
+	b := newGB(t, "scatter_add")
+	self := b.input("self", tensor.FromFloats(tensor.Float32, []int{2, 3}, []float64{math.Copysign(0, -1), 1, math.NaN(), 2, math.Copysign(0, -1), 3}))
+	index := b.input("index", tensor.FromInts(tensor.Int64, []int{2, 1}, []int64{1, 0}))
+	src := b.input("src", tensor.FromFloats(tensor.Float32, []int{2, 1}, []float64{0.5, -2}))
+	p, err := Lower(b.output(b.call("scatter_add", self, int64(1), index, src)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range p.Nodes {
+		if n.Kind != Pointwise {
+			t.Errorf("node %s is %v, want every node pointwise:\n%s", n.Name, n.Kind, Print(p))
+		}
+	}
+	got, err := Run(p, nil, InputsFromGraph(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{math.Copysign(0, -1), 1.5, math.NaN(), 0, math.Copysign(0, -1), 3}
+	for i, w := range want {
+		g := got[0].Flat(i)
+		if math.Float64bits(g) != math.Float64bits(w) && !(math.IsNaN(g) && math.IsNaN(w)) {
+			t.Errorf("element %d: %v, PyTorch %v", i, g, w)
+		}
 	}
 }

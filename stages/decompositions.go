@@ -405,7 +405,14 @@ func (b *builder) softmax(a []ir.Arg, log bool) ir.Arg {
 	// the result once; every step rounded to the narrow type is up to 4 ulps off.
 	x, round := b.opmath(x)
 	d := sizesArg([]int{b.int(a[1])})
-	shifted := b.call("aten.sub", x, b.call("aten.amax", x, d, true))
+	// The shift by the row's max is detached: the result does not depend on
+	// it (exactly), and PyTorch's own backward (softmax_backward_data,
+	// _log_softmax_backward_data) never differentiates it. Differentiated,
+	// it adds a gradient term that is zero up to rounding at each row's
+	// argmax, computed by three extra passes over the input (an eq, a count
+	// and a multiply-add): cross-entropy training's backward read the
+	// 10 MB logits twice more for it.
+	shifted := b.call("aten.sub", x, b.call("aten.detach", b.call("aten.amax", x, d, true)))
 	e := b.call("aten.exp", shifted)
 	z := b.call("aten.sum", e, d, true)
 	if log {
