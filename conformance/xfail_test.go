@@ -29,15 +29,19 @@ func TestXFailEntries(t *testing.T) {
 }
 
 // The evidence xfail.tsv cites holds in the system PyTorch: the same inputs
-// give NaN in the vector lanes and the float64 value in the scalar tail.
+// give NaN in the vector lanes and the float64 value in the scalar tail
+// (fmod, remainder, floor division); layer_norm's float32 value of a
+// one-element row is its fused multiply-add's rounding error; bfloat16
+// layer_norm means, nll_loss sums, softmin gradients and float16
+// embedding_bag gradients change with the order of the same values.
 func TestXFailEvidence(t *testing.T) {
 	py := pythonWithTorch(t)
 	out, err := exec.Command(py, "testdata/xfail_evidence.py").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if n := strings.Count(string(out), "ok  "); n != 11 {
-		t.Errorf("%d checks passed, want 11:\n%s", n, out)
+	if n := strings.Count(string(out), "ok  "); n != 32 {
+		t.Errorf("%d checks passed, want 32:\n%s", n, out)
 	}
 }
 

@@ -52,4 +52,139 @@ for n in (32, 31):
     torch.remainder(a, d).sum().backward()
     g = d.grad[0].item()
     check("remainder grad %d" % n, math.isnan(g) if n == 32 else g == math.inf, "d/d(divisor) %s" % g)
+# --- native_layer_norm float32/8, /10, /11: a row of one element. Its mean is the element, so the op's
+# value is exactly 0 * w + b. PyTorch 1.13's kernel (LayerNormKernelImplInternal) computes
+# y = (x * scale + bias) * w + b with scale = rstd, bias = -rstd * mean rounded to float, and the
+# compiler fuses x * scale + bias into one fused multiply-add: what is left is the rounding error of
+# the float product rstd * x (up to 1.2e-4 for rstd = 316), not a value of the op.
+def f32(v):
+    return torch.tensor(v, dtype=torch.float64).float().double().item()
+
+
+h = float.fromhex  # the samples' float32 values, exactly
+for sid, x, w, b in (("8", h("-0x1.c1541p+2"), h("0x1.1f9bp+2"), h("0x1.e23af4p+0")),
+                     ("10", h("0x1.0eef9p+3"), h("0x1.1f9bp+2"), None),
+                     ("11", h("0x1.841e7cp+2"), None, None)):
+    t = lambda v: None if v is None else torch.tensor([v], dtype=torch.float32)
+    y, mean, rstd = torch.native_layer_norm(t(x), [1], t(w), t(b), 1e-5)
+    r = rstd.double().item()
+    fused = f32(x * r + f32(-r * x))  # x * r is exact in double: one rounding, as the fused multiply-add
+    if w is not None:
+        fused = f32(fused * w + (b or 0.0))
+    exact = b or 0.0
+    check("native_layer_norm/float32/%s fma" % sid, y.double().item() == fused and fused != exact,
+          "PyTorch %r = fma(x, rstd, -fl(rstd*x)) * w + b = %r bit for bit; the op's value %r" % (y.item(), fused, exact))
+    two = torch.native_layer_norm(torch.tensor([[x], [2 * x]]), [1], t(w), t(b), 1e-5)[0].double().flatten().tolist()
+    check("native_layer_norm/float32/%s rows" % sid, two[0] != two[1],
+          "rows [x] and [2x] of one tensor (both normalize to 0, the same rstd): %r vs %r" % tuple(two))
+    comp = (t(x) - t(x).mean()) * torch.rsqrt(t(x).var(unbiased=False) + 1e-5)
+    comp = comp * (t(w) if w is not None else 1) + (t(b) if b is not None else 0)
+    check("native_layer_norm/float32/%s composite" % sid, comp.double().item() == f32(exact),
+          "PyTorch's own (x - mean) * rsqrt(var + eps) * w + b: %r" % comp.item())
+
+
+# --- native_layer_norm bfloat16/1, /2, /4, /6: in bfloat16 the kernel's mean and variance are a
+# Welford recurrence in bfloat16 (every step rounded), so they depend on the order of the row: the same
+# values reversed, in another row of the same tensor, give another mean (the exact one, torch.mean's, in
+# these samples), and the gradient of sum(layer_norm(x)) (0 in exact arithmetic) is noise of that mean.
+def bf(v):
+    return torch.tensor(v, dtype=torch.float32).to(torch.bfloat16).float().item()
+
+
+def welford_bf16(row):
+    m1 = m2 = 0.0
+    for k, v in enumerate(row, 1):
+        d = bf(v - m1)
+        m1 = bf(m1 + bf(d / k))
+        m2 = bf(m2 + bf(d * bf(v - m1)))
+    return m1
+
+
+ln_rows = {"1": [[-4.9375, 4.5625, 7.15625, -6.25, -2.875, 3.25]],
+           "2": [[-2.8125, -3.3125, 2.609375, -7.25, -3.578125, -3.9375]],
+           "4": [[1.0, 2.75, -6.75, 4.5625, -8.375, 4.0], [-0.0625, -6.75, -6.8125, 5.1875, 8.125, 1.625]],
+           "6": [[-6.3125, 7.28125, 8.125, -7.78125, -3.4375, 0.25], [-1.625, -6.0625, 4.0625, -6.8125, -0.5625, -8.875]]}
+for sid, rows in ln_rows.items():
+    x = torch.tensor(rows, dtype=torch.bfloat16)
+    both = torch.cat([x, x.flip(1)])
+    m = torch.native_layer_norm(both, [6], None, None, 0.5)[1].float().flatten().tolist()
+    n = len(rows)
+    check("native_layer_norm/bfloat16/%s order" % sid, any(a != b for a, b in zip(m[:n], m[n:])),
+          "mean of the rows %r, of the same rows reversed in the same tensor %r, torch.mean %r, float64 %r"
+          % (m[:n], m[n:], x.mean(1).float().tolist(), x.double().mean(1).tolist()))
+    check("native_layer_norm/bfloat16/%s welford" % sid, [welford_bf16(r) for r in x.float().tolist()] == m[:n],
+          "a Welford recurrence in bfloat16 gives PyTorch's means bit for bit")
+x1 = torch.tensor(ln_rows["1"], dtype=torch.bfloat16)
+g = []
+for xx in (x1, x1.flip(1)):
+    xx = xx.clone().requires_grad_()
+    torch.native_layer_norm(xx, [6], None, None, 0.5)[0].sum().backward()
+    g.append(xx.grad)
+check("native_layer_norm/bfloat16/1 grad", not torch.equal(g[0], g[1].flip(1)) and g[0].abs().max().item() > 1e-4,
+      "d sum(layer_norm(x)) / dx, 0 in exact arithmetic: %r; of the reversed row, reversed back: %r"
+      % (g[0].float().tolist(), g[1].flip(1).float().tolist()))
+
+
+# --- nn.functional.nll_loss/bfloat16/53 (reduction='sum'): PyTorch sums the picked -x in bfloat16, so
+# the sum depends on their order: the same input and target flipped along the last dim give another sum.
+import torch.nn.functional as F  # noqa: E402
+
+nx = torch.tensor([[[[4.625, 1.390625], [3.171875, 4.0]], [[5.5625, -0.625], [2.515625, -1.625]],
+                    [[4.375, -8.75], [7.96875, 8.0]]], [[[5.4375, 2.125], [-1.328125, -2.875]],
+                    [[6.875, 2.453125], [-3.875, 6.3125]], [[3.875, -7.15625], [-0.6875, -7.46875]]]],
+                  dtype=torch.bfloat16)
+nt = torch.tensor([[[0, 1], [1, 0]], [[1, 2], [0, 0]]])
+a = F.nll_loss(nx, nt, reduction="sum").item()
+b_ = F.nll_loss(nx.flip(3), nt.flip(2), reduction="sum").item()
+e = F.nll_loss(nx.double(), nt, reduction="sum").item()
+check("nll_loss/bfloat16/53 order", a != b_ and e == bf(e),
+      "sum %r; flipped along the last dim %r; float64 %r (a bfloat16 value)" % (a, b_, e))
+
+
+# --- nn.functional.softmin/bfloat16/1 (dim=0): the gradient of sum(softmin(x)) is 0 in exact arithmetic
+# (each column sums to 1); PyTorch's is the noise of its bfloat16-rounded outputs, and it differs between
+# identical columns of one tensor: the 5x5 sample tiled 8 times along dim 1 gets one gradient in the
+# vector lanes and another (the recorded one) in the scalar tail.
+sx = torch.tensor([[8.625, 4.6875, -1.75, -8.375, 5.8125], [-7.5, 8.0, -6.5, -2.875, -4.0625],
+                   [6.1875, -2.8125, 0.875, -4.9375, 4.5625], [7.15625, -6.25, -2.875, 3.25, -2.8125],
+                   [-3.3125, 2.609375, -7.25, -3.578125, -3.9375]], dtype=torch.bfloat16)
+gs = []
+for xx in (sx, torch.cat([sx] * 8, 1)):
+    xx = xx.clone().requires_grad_()
+    F.softmin(xx, dim=0).sum().backward()
+    gs.append(xx.grad.float())
+tiles = [gs[1][:, 5 * k:5 * k + 5] for k in range(8)]
+xd = sx.double().requires_grad_()
+F.softmin(xd, dim=0).sum().backward()
+k = int((tiles[0] - tiles[7]).abs().argmax())
+i, j = k // 5, k % 5
+check("softmin/bfloat16/1 tiles", torch.equal(tiles[7], gs[0]) and not torch.equal(tiles[0], tiles[7]),
+      "element [%d, %d]: alone %r (recorded); tiled, first copy %r, last copy %r; float64 %r"
+      % (i, j, gs[0][i, j].item(), tiles[0][i, j].item(), tiles[7][i, j].item(), xd.grad[i, j].item()))
+
+
+# --- nn.functional.embedding_bag/float16/5: the gradient of per_sample_weights is the dot of the
+# weight row with the output's gradient (ones), which PyTorch accumulates in float16: the order of
+# the embedding dim changes it (a rotation of the 5 columns gives the exact sum, 2.888671875).
+ew = torch.tensor([[-8.203125, 2.998046875, -5.28125, 4.84375, 8.53125],
+                   [5.8203125, 3.640625, 5.7734375, -2.7578125, -0.5],
+                   [-6.59375, -1.439453125, -8.625, 0.7265625, -5.1953125],
+                   [-1.890625, -8.1875, 1.53125, 3.560546875, -7.234375],
+                   [7.53125, -4.625, -4.78125, 8.671875, -6.109375]], dtype=torch.float16)
+eidx, eoff = torch.tensor([4, 0, 1, 0, 4, 1]), torch.tensor([0, 3])
+epsw = torch.tensor([-1.017578125, -4.109375, -1.220703125, -2.275390625, 2.828125, 5.4765625],
+                    dtype=torch.float16)
+
+
+def psw_grad(w):
+    w, p = w.clone().requires_grad_(), epsw.clone().requires_grad_()
+    F.embedding_bag(eidx, w, eoff, mode="sum", per_sample_weights=p, padding_idx=-1).sum().backward()
+    return p.grad.float().tolist()
+
+
+ga, gb = psw_grad(ew), psw_grad(ew[:, [2, 3, 4, 0, 1]])
+check("embedding_bag/float16/5 order", ga[1] != gb[1] and gb[1] == ew[0].double().sum().item(),
+      "d/d per_sample_weights[1] (row 0 summed): %r; columns rotated %r; float64 %r"
+      % (ga[1], gb[1], ew[0].double().sum().item()))
+
 sys.exit(0 if ok else 1)
