@@ -23,8 +23,8 @@ import (
 //   - max/avg/adaptive-avg pooling and their backward: direct loops,
 //     parallel over the (image, channel) planes, as the eager reference
 //     (tensor/conv.go, tensor/grad.go) computes them: max takes the first
-//     maximum of its window, a NaN wins (the first NaN), and its backward
-//     routes the gradient to that element.
+//     maximum of its window, a NaN wins (the last NaN, as ATen's index), and
+//     its backward routes the gradient to that element.
 //
 // The images of a batch run in parallel (OpenMP over images and groups),
 // each image's im2col and GEMM on one thread with OpenBLAS switched to one
@@ -450,7 +450,8 @@ func (g *kernelGen) xAt(x *loopir.View, nc, ih, iw string) string {
 
 // vecMaxWindow writes the search of window (oh, ow) of plane nc as the
 // body of a vector loop over ow: branch-free, best is the flat index in
-// the plane of the first maximum (the first NaN wins and stays), -1 when
+// the plane of the first maximum (or the last NaN, as ATen's
+// MaxPoolKernel.cpp: an element takes over when greater or NaN), -1 when
 // the window is all padding; m its value (-inf then).
 func (g *kernelGen) vecMaxWindow(x *loopir.View, p poolGeom, t string) {
 	g.line("int64_t best = -1; %s m = -(%s)INFINITY;", t, t)
@@ -461,8 +462,8 @@ func (g *kernelGen) vecMaxWindow(x *loopir.View, p poolGeom, t string) {
 	g.line("    const int64_t iw = ow * %d - %d + kw * %d;", p.stride[1], p.pad[1], p.dil[1])
 	g.line("    const int ok = okh & (iw >= 0) & (iw < W);")
 	g.line("    const %s v = ok ? %s : 0;", t, g.xAt(x, "nc", "ih", "iw"))
-	g.line("    /* the first maximum; the first NaN wins and stays */")
-	g.line("    const int take = ok & ((v > m) | ((v != v) & (m == m)) | (best < 0));")
+	g.line("    /* the first maximum, or the last NaN */")
+	g.line("    const int take = ok & ((v > m) | (v != v) | (best < 0));")
 	g.line("    best = take ? ih * W + iw : best; m = take ? v : m;")
 	g.line("  }")
 	g.line("}")
@@ -480,7 +481,7 @@ func (g *kernelGen) maxPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loo
 	g.ind++
 	g.pool4(x, ob.Sizes[2], ob.Sizes[3])
 	// A vector loop over output columns with a branch-free "first maximum,
-	// first NaN wins" select, as the backward's search (the scalar search
+	// last NaN" select, as the backward's search (the scalar search
 	// with a branch per element: convnet_train's pool 0.12 ms of one core).
 	g.line("#pragma omp parallel for if(NC * OH * OW > 32768)")
 	g.line("for (int64_t nc = 0; nc < NC; nc++)")
@@ -505,7 +506,7 @@ func (g *kernelGen) maxPoolBackward(n *loopir.Node, args []ir.Arg, out *storage,
 		return
 	}
 	t := g.ctype(ob.DType)
-	g.line("{ /* max_pool2d_backward: each gradient to its window's first maximum (or first NaN) */")
+	g.line("{ /* max_pool2d_backward: each gradient to its window's first maximum (or last NaN) */")
 	g.ind++
 	g.pool4(x, gy.Sizes[2], gy.Sizes[3])
 	g.line("#pragma omp parallel for if(NC * H * W > 32768)")

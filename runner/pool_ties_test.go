@@ -11,13 +11,15 @@ import (
 // (testdata/models/pool_ties.py, exported from PyTorch in training: values
 // from {-1, 0, 1}, two NaNs in a window, all-zero and all -inf windows;
 // every pooled result weighted element by element): max_pool3d
-// (non-overlapping, padded and overlapping, dilated, unbatched) and
+// (non-overlapping, padded and overlapping, dilated, unbatched),
 // adaptive_max_pool1d/2d/3d (overlapping windows, a None output size,
-// unbatched). PyTorch sends a window's whole gradient to the one index its
-// forward picks (the first maximum, the last NaN); a maximum chain's
-// derivative split it between the tied elements (grad of u: 133.125 where
-// PyTorch has 486). Every pool is a *_with_indices extern and its backward
-// adaptive_max_pool3d_backward, and outputs and gradients match PyTorch's,
+// unbatched), max_pool2d (its own core op and backward) and max_pool1d.
+// PyTorch sends a window's whole gradient to the one index its forward
+// picks (the first maximum, the last NaN). Before: max_pool3d and
+// adaptive_max_pool1d/2d were maximum chains, whose derivative split it
+// between the tied elements, and max_pool2d_backward sent it to the first
+// NaN. The other pools are *_with_indices externs with the backward
+// adaptive_max_pool3d_backward; outputs and gradients match PyTorch's,
 // eager and compiled.
 func TestPoolTiesFollowIndices(t *testing.T) {
 	tr, err := trace.Load("testdata/pool_ties.json")
@@ -28,9 +30,10 @@ func TestPoolTiesFollowIndices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := externNodes(t, units, "max_pool3d_with_indices", "adaptive_max_pool3d_with_indices", "adaptive_max_pool3d_backward")
-	// 4 max_pool3d and 7 adaptive pools, each with its backward (no maximum chain)
-	for op, want := range map[string]int{"max_pool3d_with_indices": 4, "adaptive_max_pool3d_with_indices": 7, "adaptive_max_pool3d_backward": 11} {
+	seen := externNodes(t, units, "max_pool3d_with_indices", "adaptive_max_pool3d_with_indices", "adaptive_max_pool3d_backward", "max_pool2d", "max_pool2d_backward")
+	// 4 max_pool3d, 1 max_pool1d and 7 adaptive pools, each with its
+	// backward (no maximum chain); 3 max_pool2d
+	for op, want := range map[string]int{"max_pool3d_with_indices": 5, "adaptive_max_pool3d_with_indices": 7, "adaptive_max_pool3d_backward": 12, "max_pool2d": 3, "max_pool2d_backward": 3} {
 		if seen[op] != want {
 			t.Errorf("%d %s nodes in the loop IR, want %d", seen[op], op, want)
 		}
@@ -41,7 +44,7 @@ func TestPoolTiesFollowIndices(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := res.Graphs[0]
-		if !res.OK || len(g.Outputs) != 11 || len(g.Grads) != 6 {
+		if !res.OK || len(g.Outputs) != 15 || len(g.Grads) != 7 {
 			t.Errorf("%s: pooling with ties does not match PyTorch:\n%s", dev, res.Summary())
 		}
 		for _, o := range g.Outputs {

@@ -172,8 +172,9 @@ func poolGrad(op string, gradOut, x *Tensor, OH, OW int) (xd []float64, N, C, H,
 }
 
 // MaxPool2dBackward routes each output gradient to the input element the
-// forward picked: the first maximum of its window (or its first NaN), as
-// PyTorch's CPU kernel records in its indices.
+// forward picked: the first maximum of its window (or its last NaN: an
+// element takes over when greater or NaN), as PyTorch's CPU kernel
+// (MaxPoolKernel.cpp) records in its indices.
 func MaxPool2dBackward(gradOut, x *Tensor, kernel, stride, padding, dilation [2]int, ceilMode bool) (*Tensor, error) {
 	const op = "max_pool2d_backward"
 	if stride == [2]int{} {
@@ -197,7 +198,6 @@ func MaxPool2dBackward(gradOut, x *Tensor, kernel, stride, padding, dilation [2]
 		for oh := 0; oh < OH; oh++ {
 			for ow := 0; ow < OW; ow++ {
 				best, m := -1, math.Inf(-1)
-			win:
 				for kh := 0; kh < kernel[0]; kh++ {
 					ih := oh*stride[0] - padding[0] + kh*dilation[0]
 					if ih < 0 || ih >= H {
@@ -208,12 +208,7 @@ func MaxPool2dBackward(gradOut, x *Tensor, kernel, stride, padding, dilation [2]
 						if iw < 0 || iw >= W {
 							continue
 						}
-						v := xd[base+ih*W+iw]
-						if math.IsNaN(v) {
-							best = ih*W + iw
-							break win
-						}
-						if v > m || best < 0 {
+						if v := xd[base+ih*W+iw]; v > m || math.IsNaN(v) || best < 0 {
 							best, m = ih*W+iw, v
 						}
 					}

@@ -6,7 +6,8 @@
 # tensor of distinct weights, so a gradient sent to another window's index shows too.
 # max_pool3d: non-overlapping, overlapping with padding, dilated, and an unbatched [C, D, H, W]
 # input; adaptive_max_pool1d/2d/3d with windows that overlap (sizes not divisible), a None output
-# size and unbatched inputs.
+# size and unbatched inputs; max_pool2d (its own kernels, MaxPoolKernel.cpp: two NaNs in a window
+# sent the gradient to the first) and max_pool1d the same way.
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -38,6 +39,11 @@ class M(nn.Module):
         self.q = nn.Parameter(q)
         self.r = nn.Parameter(ties(3, 5, 6))
         self.w = nn.Parameter(ties(2, 2, 5, 6, 7))
+        x = ties(2, 3, 7, 8)
+        x[0, 0, 0, 0] = float("nan")
+        x[0, 0, 1, 1] = float("nan")
+        x[1, 2, 2:6, 2:6] = float("-inf")
+        self.x = nn.Parameter(x)
 
         with torch.no_grad():  # distinct weights per output element
             for i, y in enumerate(self.pools()):
@@ -56,6 +62,10 @@ class M(nn.Module):
             F.adaptive_max_pool2d(self.r, 4),
             F.adaptive_max_pool3d(self.w, (2, 4, 3)),
             F.adaptive_max_pool3d(self.w[0], 3),
+            F.max_pool2d(self.x, 2),
+            F.max_pool2d(self.x, 3, stride=1, padding=1),
+            F.max_pool2d(self.x, (2, 3), stride=2, dilation=(2, 1), ceil_mode=True),
+            F.max_pool1d(self.s, 3, stride=1, padding=1),
         ]
 
     def forward(self, scale):
