@@ -280,6 +280,19 @@ def variant_function(o, kind, sample, grad):
     return scope["sample"], tensors
 
 
+def _folded(path):
+    """Why a trace tests nothing of gcdbg, or "": torch.fx runs a call none of whose arguments is a
+    tensor (a factory: arange, empty with Python sizes) while tracing and keeps its result as a
+    constant, so the graph holds no op, only that constant as the output."""
+    with open(path, encoding="utf-8") as f:
+        t = json.load(f)
+    ops = [n for g in t["graphs"] for n in g["nodes"] if n["op"] in ("call_function", "call_method", "call_module")]
+    if ops:
+        return ""
+    return ("export: the trace holds no op: torch.fx ran the call while tracing (no tensor argument: a factory "
+            "call) and froze its result into a constant, so comparing it would test nothing of gcdbg")
+
+
 def _backward_has_no_kernel(op, sample):
     """Whether PyTorch runs the sample forward but its backward raises "... not implemented for
     '<dtype>'" (no CPU kernel for that dtype)."""
@@ -424,7 +437,11 @@ def main(argv=None):
                             export(f, tuple(tensors), fname[:-len(".json")], os.path.join(args.out, fname),
                                    sources=[], runs=0)
                             rec["desc"] = "no grad (%s): %s" % (why, rec["desc"])
-                        rec["trace"] = fname
+                        folded = _folded(os.path.join(args.out, fname))
+                        if folded:
+                            rec["refused"] = folded
+                        else:
+                            rec["trace"] = fname
                     except Rejected:  # not a sample of this variant: PyTorch raises on it
                         counts["rejected by PyTorch"] += 1
                         continue
