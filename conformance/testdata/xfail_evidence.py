@@ -187,4 +187,38 @@ check("embedding_bag/float16/5 order", ga[1] != gb[1] and gb[1] == ew[0].double(
       "d/d per_sample_weights[1] (row 0 summed): %r; columns rotated %r; float64 %r"
       % (ga[1], gb[1], ew[0].double().sum().item()))
 
+# --- nn.functional.instance_norm/bfloat16/5, /6: the gradient of sum(instance_norm(x)) with respect to x
+# is 0 in exact arithmetic (float64 gives 1e-16; gcdbg 0). PyTorch 1.13's bfloat16 batch_norm backward
+# (which instance_norm calls) leaves the noise of its bfloat16 statistics, and not the same noise for
+# the same values: the recorded gradient (grad_output = ones, contiguous, as the exporter's loss makes
+# it) and the one for the same ones expanded from one element (what y.sum().backward() passes) differ.
+inorm = {
+    "5": ([1.328125, -3.9375, 5.0, -2.875, -8.125, -4.9375, -3.3125, -0.5625, -0.875, 3.875, -4.5, 5.25, 6.5,
+           2.515625, -7.25, -6.75, 2.9375, -8.0, 6.0625, -7.0, -7.625, 5.75, -4.25, -7.46875, 6.9375, -0.4375,
+           -3.171875, 0.5, 5.0625, -4.6875, 0.9375, -8.625, -9.0, 0.5625, 5.5625, 5.5625, 3.734375, 0.75, -8.75,
+           2.75, -2.515625, 3.171875, -7.15625, -3.8125, -5.375, 7.75, 3.4375, 6.375, -5.4375, 6.9375, -1.625,
+           -7.75, -0.75, -6.625, -5.4375, 2.125, 3.734375, -4.9375, 3.015625, -5.125, 8.75, 8.75, -7.75, 3.171875,
+           -2.875, 4.5625, -4.0625, 7.46875, -5.25, -5.625, -2.375, -4.875],
+          [4.3125, 8.375], [3.0625, 5.625], [0.5625, 3.9375], [-2.609375, -2.453125], -1.0, 0.5),
+    "6": ([-4.9375, 3.4375, -1.5625, 5.125, -5.875, -8.125, -0.5, -4.0625, -6.3125, 2.75, 0.5625, -8.125, 8.5, 0.5,
+           5.625, 8.5, -7.46875, 8.5, -3.4375, 6.25, -8.5, 6.9375, -8.625, 5.6875, 5.0, 5.875, 6.25, 4.625, -4.75,
+           1.125, -5.0625, -1.0, 7.65625, 1.625, -7.28125, -8.75, -1.984375, 7.625, -5.5625, -2.875, -6.875,
+           -5.1875, 1.75, -7.625, -2.1875, -1.890625, 4.0, 1.625, 1.890625, -6.9375, 2.3125, -0.9375, -5.25, -0.625,
+           3.578125, -2.9375, 8.25, -8.5, -1.625, 7.96875, 0.625, 3.8125, 0.0, -3.171875, -0.5625, 2.515625, 5.6875,
+           1.390625, -0.75, 7.875, -8.75, -0.125],
+          [2.8125, 5.40625], [4.375, 5.71875], [-6.0625, -4.4375], None, 0.1, 1e-5),
+}
+for sid, (xv, rm, rv, w, b, mom, eps) in inorm.items():
+    def ingrad(dtype, expand):
+        x = torch.tensor(xv, dtype=dtype).reshape(3, 2, 3, 4).requires_grad_()
+        t = lambda v: None if v is None else torch.tensor(v, dtype=dtype)
+        y = F.instance_norm(x, t(rm), t(rv), t(w), t(b), use_input_stats=True, momentum=mom, eps=eps)
+        go = torch.ones(1, dtype=dtype).expand(y.shape) if expand else torch.ones_like(y)
+        y.backward(go)
+        return x.grad.double()
+    gc, ge, gd = ingrad(torch.bfloat16, False), ingrad(torch.bfloat16, True), ingrad(torch.float64, False)
+    check("instance_norm/bfloat16/%s layout" % sid, not torch.equal(gc, ge) and gd.abs().max().item() < 1e-12,
+          "max |grad|: ones contiguous %.3g, the same ones expanded %.3g, they differ by %.3g; float64 %.3g"
+          % (gc.abs().max().item(), ge.abs().max().item(), (gc - ge).abs().max().item(), gd.abs().max().item()))
+
 sys.exit(0 if ok else 1)
