@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"gcdbg/compiler"
 	"gcdbg/runner"
 	"gcdbg/trace"
 )
@@ -69,4 +70,11 @@ func TestCaptureErrorsSayWhatToChange(t *testing.T) {
 	}
 }
 
-func TestMain(m *testing.M) { os.Exit(m.Run()) }
+// The compiled path (runner Device "cpu") re-executes the test binary as
+// its kernel worker.
+func TestMain(m *testing.M) {
+	compiler.ServeIfWorker()
+	code := m.Run()
+	compiler.Shutdown()
+	os.Exit(code)
+}

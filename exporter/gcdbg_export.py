@@ -389,6 +389,10 @@ def _reached_modules(fn):
     return out
 
 
+# the factory draws the tracer turns into graph nodes (torch.<name>)
+_FACTORY_DRAWS = ("rand", "randn")
+
+
 class _StackTracer(torch.fx.Tracer):
     record_stack_traces = True
     proxy_buffer_attributes = True  # self.mask[...] becomes a get_attr node, not a constant
@@ -397,6 +401,62 @@ class _StackTracer(torch.fx.Tracer):
         super().__init__()
         self._extra = extra_modules or {}
         self._mha_seen = mha_seen or {}
+        self._rng = None  # the RNG state after the last node was made
+        self._drew = None  # (node or None) the first node made after a draw ran at trace time
+
+    # Random draws are the model's semantics. torch.rand / torch.randn with Python-int sizes
+    # take no proxy, so fx would run them once while tracing and freeze the numbers into a
+    # _tensor_constant, while `expected` comes from a run that drew other numbers. While
+    # tracing they become graph nodes instead (the reference run records what they drew, as
+    # for randn_like); any other draw that runs at trace time (torch.randint, x.normal_() of
+    # a constant, a torch.rand bound before tracing) changes the RNG state, and the capture
+    # is refused naming the first node made after it.
+    def trace(self, root, concrete_args=None):
+        saved = {k: getattr(torch, k) for k in _FACTORY_DRAWS}
+        for k, orig in saved.items():
+            setattr(torch, k, self._factory_draw(orig))
+        self._rng, self._drew = torch.get_rng_state(), None
+        try:
+            graph = super().trace(root, concrete_args)
+        finally:
+            for k, orig in saved.items():
+                setattr(torch, k, orig)
+        if self._drew is None and not torch.equal(self._rng, torch.get_rng_state()):
+            self._drew = (None,)
+        if self._drew is not None:
+            n = self._drew[0]
+            where = "before the model's output" if n is None else \
+                "at or before node %r%s" % (n.name, _user_line(n))
+            raise CaptureError(
+                "gcdbg exporter: the model draws random numbers while torch.fx traces it (%s): fx "
+                "runs such a draw once and freezes its numbers into a constant, so the trace "
+                "could not replay what PyTorch draws\n  what to change: draw with torch.rand / "
+                "torch.randn (sizes may be ints or x.shape), torch.rand_like / torch.randn_like, "
+                "torch.bernoulli or dropout, which gcdbg records and replays; not torch.randint, "
+                "torch.normal, Tensor.uniform_/normal_ or a torch.rand imported by name "
+                "(`from torch import rand`)" % where)
+        return graph
+
+    def _factory_draw(self, orig):
+        name = "torch." + orig.__name__
+
+        def draw(*args, **kwargs):
+            for k in ("generator", "out"):
+                if kwargs.get(k) is not None:
+                    raise CaptureError("gcdbg exporter: %s(..., %s=...) cannot be captured\n  what "
+                                       "to change: draw from the default generator without %s= "
+                                       "(torch.manual_seed seeds it)" % (name, k, k))
+            return self.create_proxy("call_function", orig, args, kwargs)
+        draw.__name__ = orig.__name__
+        return draw
+
+    def create_proxy(self, kind, target, args, kwargs, *rest, **kw):
+        drew = self._rng is not None and self._drew is None and \
+            not torch.equal(self._rng, torch.get_rng_state())
+        p = super().create_proxy(kind, target, args, kwargs, *rest, **kw)
+        if drew:
+            self._drew = (p.node,)
+        return p
 
     def proxy(self, node):
         return _Proxy(node, self)
@@ -607,13 +667,27 @@ _CAPTURE_HINTS = [
     ("len()",
      "len() of a traced tensor is not known while tracing: use x.shape[0] (or x.size(0)), "
      "which gcdbg records as a size"),
+    # a key that is a tuple matches when the message holds any of them
+    ("arange()",
+     "torch.arange of a traced size (t = x.shape[1]; torch.arange(0, t)) needs the size's value, "
+     "which fx does not have while tracing. Register a buffer in __init__ "
+     "(self.register_buffer(\"pos\", torch.arange(max_len), persistent=False)) and slice it "
+     "(self.pos[:t]), or use a constant size"),
+    (("randint()", "randperm()", "normal()", "randint_like()"),
+     "this random op cannot take a traced size or tensor here. gcdbg records and replays torch.rand and "
+     "torch.randn (sizes ints or x.shape), torch.rand_like / torch.randn_like, torch.bernoulli "
+     "and dropout; draw with one of those"),
 ]
+
+
+def _hint_matches(key, text):
+    return any(k in text for k in key) if isinstance(key, tuple) else key in text
 
 
 def _capture_error(what, e):
     msg = str(e).split("\n")[0]
     for key, hint in _CAPTURE_HINTS:
-        if key in str(e):
+        if _hint_matches(key, str(e)):
             return CaptureError("gcdbg exporter: cannot capture %s with torch.fx: %s\n  what to change: %s"
                                 % (what, msg, hint))
     return CaptureError("gcdbg exporter: cannot capture %s with torch.fx: %s: %s\n  what to change: "
@@ -657,6 +731,16 @@ class _RecordingShapeProp(ShapeProp):
         return result
 
 
+def _user_line(n):
+    """" (file.py:12: code)": the innermost user frame of node n's recorded stack, or ""."""
+    frames = re.findall(r'File "([^"]+)", line (\d+), in \w+\n\s*(.*)', getattr(n, "stack_trace", None) or "")
+    user = [f for f in frames if "/torch/" not in f[0] and not f[0].endswith("gcdbg_export.py")]
+    if not user:
+        return ""
+    f, ln, code = user[-1]
+    return " (%s:%s: %s)" % (os.path.basename(f), ln, code.strip())
+
+
 def _propagate(sp, example_inputs):
     """sp.propagate, where an error of the model itself (a shape mismatch on the example
     inputs) becomes a CaptureError naming the node and the user's line, without the
@@ -675,12 +759,7 @@ def _propagate(sp, example_inputs):
         n = getattr(sp, "current", None)
         where = ""
         if n is not None:
-            frames = re.findall(r'File "([^"]+)", line (\d+), in \w+\n\s*(.*)', getattr(n, "stack_trace", None) or "")
-            user = [f for f in frames if "/torch/" not in f[0] and not f[0].endswith("gcdbg_export.py")]
-            where = " at node %r" % n.name
-            if user:
-                f, ln, code = user[-1]
-                where += " (%s:%s: %s)" % (os.path.basename(f), ln, code.strip())
+            where = " at node %r%s" % (n.name, _user_line(n))
         raise CaptureError("gcdbg exporter: the model fails on its example inputs%s: %s: %s\n"
                            "  what to change: this is the model's own error, raised by PyTorch when "
                            "the model runs on the inputs make() returns; fix the model or its "
@@ -822,7 +901,7 @@ _DROPOUT_FNS = {_F.dropout: (False, False, True, None), torch.dropout: (False, F
                 _F.feature_alpha_dropout: (True, True, False, None)}
 if hasattr(_F, "dropout1d"):
     _DROPOUT_FNS[_F.dropout1d] = (True, False, True, 3)
-_DRAW_FNS = {torch.rand_like, torch.randn_like, torch.bernoulli}
+_DRAW_FNS = {torch.rand_like, torch.randn_like, torch.bernoulli, torch.rand, torch.randn}
 _DRAW_METHODS = {"bernoulli"}
 _FEATURE_DROPOUT_MODULES = tuple(getattr(torch.nn, k) for k in ("Dropout1d", "Dropout2d", "Dropout3d")
                                  if hasattr(torch.nn, k))

@@ -300,6 +300,11 @@ func syntheticCases() map[string][]inferCase {
 	add("rrelu", x, 0.1, 0.3, false, false)                                    // eval: leaky_relu (ops_train_rrelu.go)
 	add("rrelu_noised", x, tm(f32, []int{2, 3, 4}))                            // the drawn slopes
 	add("_scaled_dot_product_attention", tm(f32, []int{2, 4, 6}), tm(f32, []int{2, 3, 6}), tm(f32, []int{2, 3, 6}), nil, 0.0, true, false)
+	for _, op := range []string{"rand", "randn"} { // factory draws (ops_train_factory.go)
+		add(op, ir.Tuple{int64(2), int64(3)}, nil, nil, nil, nil, nil, false)
+		add(op, ir.Tuple{ir.Tuple{int64(4)}}, nil, tensor.Float64, nil, nil, nil, false)
+		add(op, ir.Tuple{int64(2)}, nil, tensor.Int64, nil, nil, nil, false) // floating only: both refuse
+	}
 	for _, op := range []string{"philox_rand", "philox_randn"} { // gcdbg's own draws (ops_train.go)
 		add(op, ir.Tuple{int64(2), int64(3)}, int64(0), int64(8), nil)
 		add(op, ir.Tuple{int64(4)}, int64(1), int64(0), tensor.Float64)

@@ -105,6 +105,10 @@ var aliases = map[string]alias{
 	// functionalization's copy(self, src): src broadcast to self's shape, in
 	// self's dtype; a different dtype fails the meta check of the node.
 	"aten:copy": {Op: "expand_as", Schema: "copy(self, src, non_blocking=False)", Rename: map[string]string{"self": "other", "src": "self"}, Ignore: []string{"non_blocking"}},
+	// the factory draws torch.rand(2, 3) / torch.rand((2, 3)): the canonical
+	// ops take the size as one tuple (ir/ops_train_factory.go)
+	"torch.rand":  {Op: "rand", Schema: "rand(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False)"},
+	"torch.randn": {Op: "randn", Schema: "randn(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False)"},
 }
 
 // The method forms that take varargs sizes (x.view(2, 3)) share the

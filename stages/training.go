@@ -23,8 +23,9 @@ import (
 //     stage turns those copies (and num_batches_tracked.add_(1)) into
 //     write-backs: FunctionalInfo.Writebacks, keyed by the buffer's
 //     qualified name.
-//   - Random ops (dropout in training, rand_like, randn_like, bernoulli)
-//     replay what PyTorch drew when the trace records it (expected.random):
+//   - Random ops (dropout in training, rand_like, randn_like, bernoulli,
+//     rand and randn of a size) replay what PyTorch drew when the trace
+//     records it (expected.random):
 //     the draw becomes a get_attr of a tensor "expected.random.<node>". A
 //     node without a recorded draw gets gcdbg's own counter-based draw,
 //     philox_rand(size, seed, offset): eager and compiled runs draw the same
@@ -221,7 +222,11 @@ func (nz *normalizer) batchNormTraining(n *ir.Node) (ir.Arg, error) {
 // randomOps are the canonical ops that draw random numbers.
 var randomOps = map[string]bool{"aten.dropout": true, "aten.feature_dropout": true, "aten.feature_alpha_dropout": true,
 	"aten.rand_like": true, "aten.randn_like": true, "aten.bernoulli": true, "aten.rrelu": true,
-	"aten._scaled_dot_product_attention": true}
+	"aten._scaled_dot_product_attention": true, "aten.rand": true, "aten.randn": true}
+
+// factoryDraws are the random ops without an input: torch.rand(*size),
+// torch.randn(*size).
+var factoryDraws = map[string]bool{"aten.rand": true, "aten.randn": true}
 
 // featureDropouts draw one value per (sample, channel); the alpha one
 // computes its output with alpha_dropout_masked.
@@ -235,11 +240,18 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 	if err != nil {
 		return nil, nil, err
 	}
+	// a factory draw (rand, randn) has no input: its draw is its value
 	x, ok := a[0].(*ir.Node)
-	if !ok || x.Meta.Tensor == nil {
+	xm := n.Meta.Tensor
+	if factoryDraws[d.Name] {
+		if xm == nil {
+			return nil, nil, fmt.Errorf("internal error: %s has no tensor meta", d.Name)
+		}
+	} else if !ok || x.Meta.Tensor == nil {
 		return nil, nil, fmt.Errorf("args[0]: %s needs a tensor input", d.Name)
+	} else {
+		xm = x.Meta.Tensor
 	}
-	xm := x.Meta.Tensor
 	var p float64
 	inplace := false
 	feature := featureDropouts[d.Name]
@@ -371,7 +383,7 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 			return nil, nil, fmt.Errorf("args: %s draws floating values only, got dtype %s", d.Name, dt)
 		}
 		op := "aten.philox_rand"
-		if d.Name == "aten.randn_like" {
+		if d.Name == "aten.randn_like" || d.Name == "aten.randn" {
 			op = "aten.philox_randn"
 			*offset += numel // Box-Muller reads two counters per element
 		}
