@@ -164,6 +164,7 @@ func gemmPrelude(r *renderer) string {
 	}
 	var b strings.Builder
 	b.WriteString(blasPrelude)
+	b.WriteString(bmmPrelude) // gemm_batch.go
 	for _, dt := range dts {
 		t := r.d.Types[dt]
 		blas := map[tensor.DType]string{tensor.Float32: "gcdbg_sgemm", tensor.Float64: "gcdbg_dgemm"}[dt]

@@ -28,18 +28,7 @@ func (r *renderer) foldTransposedGEMMs() {
 	if r.d.GlobalIdx != "" {
 		return
 	}
-	readers := map[string]int{}
-	for _, k := range r.kernels {
-		for _, n := range k.Nodes {
-			for _, d := range n.Reads {
-				readers[d.Buffer]++
-			}
-		}
-	}
-	outputs := map[string]bool{}
-	for _, o := range r.p.Outputs {
-		outputs[o] = true
-	}
+	readers, outputs := r.readersAndOutputs()
 	var kept []*loopir.Kernel
 	for _, k := range r.kernels {
 		if ext, st, ok := r.transposingCopy(k, readers, outputs); ok {
@@ -167,4 +156,22 @@ func (r *renderer) kernelOf(n *loopir.Node) *loopir.Kernel {
 		return r.kernels[ki]
 	}
 	return nil
+}
+
+// readersAndOutputs counts the nodes reading each buffer (over r.kernels)
+// and lists the program's outputs.
+func (r *renderer) readersAndOutputs() (map[string]int, map[string]bool) {
+	readers := map[string]int{}
+	for _, k := range r.kernels {
+		for _, n := range k.Nodes {
+			for _, d := range n.Reads {
+				readers[d.Buffer]++
+			}
+		}
+	}
+	outputs := map[string]bool{}
+	for _, o := range r.p.Outputs {
+		outputs[o] = true
+	}
+	return readers, outputs
 }

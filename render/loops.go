@@ -234,8 +234,10 @@ func (g *kernelGen) render() (string, error) {
 	case ext != nil:
 		b := g.r.p.Buffers[ext.Name]
 		g.sp = space{outer: squeeze(b.Sizes)}
-		g.extern(ext)
-		g.pointwiseNest(without(g.k.Nodes, ext))
+		if !g.bmmBatched(ext, without(g.k.Nodes, ext)) { // gemm_batch.go
+			g.extern(ext)
+			g.pointwiseNest(without(g.k.Nodes, ext))
+		}
 	case red != nil:
 		g.sp = space{outer: squeeze(red.Ranges), reduce: squeeze(red.ReduceRanges)}
 		if m := g.planReduceMerge(g.sp.reduce); m != nil { // reduce_merge.go

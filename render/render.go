@@ -123,7 +123,8 @@ func newRenderer(p *loopir.Program, kernels []*loopir.Kernel, plan *sched.Memory
 		}
 	}
 	r.foldTransposedGEMMs()
-	r.elideZeroFulls() // scatter_zero.go
+	r.foldCopyEpilogues() // gemm_batch.go
+	r.elideZeroFulls()    // scatter_zero.go
 	r.aliasInputOutputs()
 	return r, nil
 }

@@ -1,0 +1,91 @@
+package runner
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"gcdbg/render"
+	"gcdbg/stages"
+	"gcdbg/trace"
+)
+
+// Batched GEMMs (issue 13; render/gemm_batch.go, testdata/models/attention_bmm.py):
+// every bmm kernel runs its batches through the team-or-one-thread loop;
+// the QK^T kernel's scale+mask epilogue and the 3-batch bmm's epilogue run
+// per batch inside that loop; PV's identity copy into the output is gone
+// (the GEMM writes the output); and for each choice a kernel can take (the
+// batches on the team, all on one thread, the generated GEMM) the compiled
+// outputs — NaN, +Inf and -Inf in the inputs — match PyTorch's and the
+// eager interpreter's.
+func TestBatchedGEMMEpilogues(t *testing.T) {
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler (cc) on PATH")
+	}
+	tr, err := trace.Load("testdata/attention_bmm.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	units, err := stages.Run(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp := units[0].Programs[0]
+	src, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C,
+		render.Options{Trace: "attention_bmm.json", Graph: units[0].Captured.Name, Role: lp.Role})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bmms, inside := 0, 0
+	for _, k := range strings.Split(src.Code, "\n// kernel ")[1:] {
+		head := k[:strings.IndexByte(k, '\n')]
+		if !strings.Contains(head, " extern bmm") {
+			continue
+		}
+		bmms++
+		if !strings.Contains(k, "batches on the OpenMP team") || !strings.Contains(k, "gcdbg_bmm_par(gcdbg_nb)") {
+			t.Errorf("kernel %s: the batches are not on the team:\n%s", head, k)
+		}
+		if strings.Contains(k, "the epilogue of batch bi") {
+			inside++
+		}
+		if strings.Contains(head, "pointwise") && !strings.Contains(k, "the epilogue of batch bi") {
+			t.Errorf("kernel %s: its row-major epilogue runs after all batches:\n%s", head, k)
+		}
+	}
+	folded := false
+	for _, st := range src.Manifest.Steps {
+		for _, k := range st.Kernels {
+			if strings.Join(k.Origins, ",") == "matmul_1_bmm,matmul_1" && k.Kind == "extern" {
+				folded = true
+			}
+		}
+	}
+	if bmms != 4 || inside != 2 {
+		t.Errorf("%d bmm kernels, %d with the epilogue per batch; want 4 and 2 (QK^T's scale+mask, the 3-batch bmm's sub)", bmms, inside)
+	}
+	if !folded {
+		t.Errorf("PV's identity copy into the output is still an epilogue (want one extern kernel with origins matmul_1_bmm, matmul_1):\n%s", src.Code)
+	}
+	for _, choice := range []string{"0", "1", "2"} {
+		t.Run("choice"+choice, func(t *testing.T) {
+			t.Setenv("GCDBG_CHOICE", choice)
+			res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Backend != "compiled" || !res.OK {
+				t.Fatalf("backend %q: does not match:\n%s", res.Backend, res.Summary())
+			}
+			g := res.Graphs[0]
+			if len(g.Outputs) != 3 {
+				t.Fatalf("%d outputs, want 3", len(g.Outputs))
+			}
+			for _, o := range g.Outputs {
+				if o.VsExpected == nil || !o.VsExpected.Match || o.VsEager == nil || !o.VsEager.Match {
+					t.Errorf("output %d: vs PyTorch %+v, vs eager %+v", o.Index, o.VsExpected, o.VsEager)
+				}
+			}
+		})
+	}
+}
