@@ -47,6 +47,10 @@ import (
 //   - int64 convolutions (manifest_conv_int64.jsonl), which PyTorch computes and gcdbg refused:
 //     conv1d/int64/3 (groups, stride, dilation), conv2d/int64/7, conv_transpose2d/int64/4 and
 //     conv_transpose3d/int64/4 (output_padding, dilation)
+//   - nn.functional.pairwise_distance/float16/4 (manifest_pnorm.jsonl): p = 5, |x - y|^5
+//     overflows float16, so PyTorch's norm is +Inf and its gradient 0 (norm_backward divides
+//     by norm^4); gcdbg's gradient was NaN (5 * 14^4 overflowed in float16, times 0) and its
+//     eager kernel's norm 15.33 (computed wide)
 func TestCommittedEdgeTraces(t *testing.T) {
 	samples, err := ReadManifest("testdata/traces")
 	if err != nil {

@@ -591,7 +591,17 @@ func (b *builder) vectorNorm(x ir.Arg, p float64, dims, keepdim, dtype ir.Arg) i
 		ax = b.o("where", z, b.o("full", ir.Tuple{}, int64(1), dt), ax)
 		terms = b.o("where", z, b.o("full", ir.Tuple{}, int64(0), dt), b.o("pow", ax, p))
 	} else {
-		terms = b.o("pow", ax, p)
+		// |x|^p in float, rounded to the narrow type (the forward values are
+		// NormOps' own): its derivative p * |x|^(p-1) is then taken in float,
+		// where PyTorch's norm_backward, x * |x|^(p-2) * (grad / norm^(p-1)),
+		// never forms it: a float16 5 * 14^4 overflowed, and grad 0 (the norm
+		// +Inf) times it gave NaN where PyTorch's gradient is 0
+		axf := ax
+		xf, round := b.opmath(x)
+		if xf != x {
+			axf = b.o("abs", xf)
+		}
+		terms = round(b.o("pow", axf, p))
 	}
 	return b.o("pow", b.o("sum", terms, dims, keepdim), tensor.Round(dt, 1/p))
 }

@@ -225,6 +225,9 @@ func VectorNorm(x *Tensor, ord float64, dims []int, keepdim bool) (*Tensor, erro
 	if !x.DType.IsFloat() {
 		return nil, fmt.Errorf("linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s", torchName(x.DType))
 	}
+	if narrow := x.DType == Float16 || x.DType == BFloat16; narrow && ord != 0 && ord != 1 && ord != 2 && !math.IsInf(ord, 0) {
+		return narrowPNorm(x, ord, dims, keepdim)
+	}
 	a, err := MapFloat("norm", func(v []float64) float64 {
 		av := math.Abs(v[0])
 		switch {
@@ -389,4 +392,21 @@ func sortRunes(rs []rune) {
 			rs[j], rs[j-1] = rs[j-1], rs[j]
 		}
 	}
+}
+
+// narrowPNorm is PyTorch 1.13's CPU p-norm of a float16/bfloat16 tensor
+// (NormOps in the narrow type, as stages' vectorNorm decomposes it): |x|^p
+// rounded to the type (a float16 14^5 is +Inf), their sum rounded, and
+// sum^(1/p) with 1/p itself rounded to the type.
+func narrowPNorm(x *Tensor, ord float64, dims []int, keepdim bool) (*Tensor, error) {
+	a, err := MapFloat("norm", func(v []float64) float64 { return math.Pow(math.Abs(v[0]), ord) }, x)
+	if err != nil {
+		return nil, err
+	}
+	r, err := Sum(a, dims, keepdim)
+	if err != nil {
+		return nil, err
+	}
+	inv := Round(x.DType, 1/ord)
+	return MapFloat("norm", func(v []float64) float64 { return math.Pow(v[0], inv) }, r)
 }
