@@ -118,6 +118,17 @@ func (sc Schema) Bind(args []Arg, kwargs []Kwarg) ([]Arg, error) {
 		p := sc.Params[pi]
 		if p.Variadic {
 			rest := args[ai:]
+			// A bound canonical node's args (zeros((4, 8), torch.float64)):
+			// the sizes already packed in one tuple, the parameters after it
+			// positional. Python's *size form cannot spell that (what follows
+			// *size is keyword-only), so it is not a nested size.
+			if len(rest) > 1 {
+				if t, ok := packedSizes(rest[0]); ok {
+					out[pi], set[pi] = t, true
+					pi++
+					continue
+				}
+			}
 			// x.view((2, 3)) and x.view(2, 3) mean the same.
 			if len(rest) == 1 {
 				if t, ok := rest[0].(Tuple); ok {
@@ -167,6 +178,16 @@ func (sc Schema) Bind(args []Arg, kwargs []Kwarg) ([]Arg, error) {
 		out[i] = p.Default
 	}
 	return out, nil
+}
+
+func packedSizes(a Arg) (Tuple, bool) {
+	switch v := a.(type) {
+	case Tuple:
+		return v, true
+	case List:
+		return Tuple(v), true
+	}
+	return nil, false
 }
 
 func (sc Schema) index(name string) int {
