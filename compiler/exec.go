@@ -703,6 +703,19 @@ func (l *memLayout) resolve(sizes []string) ([]int, error) {
 	return shape, nil
 }
 
+// BestKernelSeconds is kernel k's shortest time over the runs (0: none
+// timed): a roof's measurement (Triad, SgemmPeak), as STREAM reports its
+// best — other processes on a shared machine only slow a run.
+func (r *ExecResult) BestKernelSeconds(k int) float64 {
+	best := 0.0
+	for _, run := range r.KernelSeconds {
+		if k < len(run) && run[k] > 0 && (best == 0 || run[k] < best) {
+			best = run[k]
+		}
+	}
+	return best
+}
+
 // MedianKernelSeconds is each kernel's median over the runs.
 func (r *ExecResult) MedianKernelSeconds() []float64 {
 	if len(r.KernelSeconds) == 0 {

@@ -80,12 +80,7 @@ func Triad(runs int) (float64, error) {
 	if a0, an := res.Outputs[0].Flat(0), res.Outputs[0].Flat(1); a0 != 7 || an != 7 {
 		return 0, fmt.Errorf("triad: a[0] = %v, a[n-1] = %v, want 7", a0, an)
 	}
-	secs := 0.0
-	for _, run := range res.KernelSeconds {
-		if s := run[1]; s > 0 && (secs == 0 || s < secs) {
-			secs = s
-		}
-	}
+	secs := res.BestKernelSeconds(1)
 	if secs <= 0 {
 		return 0, fmt.Errorf("triad: no time recorded")
 	}

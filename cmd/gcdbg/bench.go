@@ -82,7 +82,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gcdbg bench:", err)
 		return 2
 	}
-	peak, perr := compiler.SgemmPeak(5)
+	peak, perr := compiler.SgemmPeak(triadRuns)
 	if perr != nil {
 		fmt.Fprintln(stderr, "gcdbg bench:", perr, "(no GFLOP/s roof)")
 	}
@@ -91,7 +91,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "machine: %d CPUs, %s\n", runtime.NumCPU(), loadAverage())
 	fmt.Fprintf(stdout, "roofs: STREAM triad (OpenMP, best of %d runs) %.1f GB/s", triadRuns, triad)
 	if peak > 0 {
-		fmt.Fprintf(stdout, "; OpenBLAS sgemm 1024^3 %.1f GFLOP/s", peak)
+		fmt.Fprintf(stdout, "; OpenBLAS sgemm 1024^3 (best of %d) %.1f GFLOP/s", triadRuns, peak)
 	}
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "OpenMP, both sides (compiler.OpenMPEnv): %s\n", compiler.OpenMPSummary())
@@ -122,7 +122,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 				trunc(strings.Join(row.fallback, ", "), 60), 100*row.fallbackMS/row.compiledMS)
 		}
 		fmt.Fprintf(stdout, "%-22s %11.3f %11.3f %-9s %7.2fx %8s %6.1f %9s %6.1f %8s  %s\n", row.trace, row.compiledMS, row.torchMS,
-			row.torchHow, row.torchMS/row.compiledMS, over.pct(roofline(row, triad, peak), 1), gbps, over.pct(gbps, triad), gflops, pct(gflops, peak), verdictText)
+			row.torchHow, row.torchMS/row.compiledMS, over.pct(roofline(row, triad, peak), 1), gbps, over.pct(gbps, triad), gflops, over.pctOf(gflops, peak), verdictText)
 	}
 	writeGmeans(stdout, rows)
 	fmt.Fprintln(stdout, "roofline: the time the kernels would take at the roofs (bytes / triad, flops / sgemm, the larger per kernel) over their measured time")
@@ -135,9 +135,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if over.any {
-		fmt.Fprintf(stdout, "\n* above 100%%: faster than the roofs measured in this run (triad %.1f GB/s, best of %d runs, %s now): "+
-			"the kernel's data fit in cache, or the triad ran under more load than the kernel did; not a fraction of the machine's bandwidth\n",
-			triad, triadRuns, loadAverage())
+		fmt.Fprintf(stdout, "\n* above 100%%: faster than the roofs measured in this run (triad %.1f GB/s, sgemm %.1f GFLOP/s, best of %d runs; %s now): "+
+			"the kernel's data fit in cache, or the roof ran under more load than the kernel did; not a fraction of the machine's peak\n",
+			triad, peak, triadRuns, loadAverage())
 	}
 	head := false
 	for _, r := range rows {
@@ -194,13 +194,22 @@ func writeGmeans(stdout io.Writer, rows []benchRow) {
 	}
 }
 
-// triadRuns: the triad is the best of this many runs (compiler.Triad).
+// triadRuns: the roofs are the best of this many runs (compiler.Triad,
+// compiler.SgemmPeak).
 const triadRuns = 10
 
 // aboveRoof formats fractions of a roof, marking (and remembering) any
 // above 100%, which the table then explains: a kernel faster than the
 // triad is never shown as a silent 140%.
 type aboveRoof struct{ any bool }
+
+// pctOf is pct with "-" where the roof was not measured (of <= 0).
+func (a *aboveRoof) pctOf(x, of float64) string {
+	if of <= 0 {
+		return "-"
+	}
+	return a.pct(x, of)
+}
 
 func (a *aboveRoof) pct(x, of float64) string {
 	p := 100 * x / of
@@ -209,13 +218,6 @@ func (a *aboveRoof) pct(x, of float64) string {
 		return fmt.Sprintf("%.0f%%*", p)
 	}
 	return fmt.Sprintf("%.0f%%", p)
-}
-
-func pct(x, of float64) string {
-	if of <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f%%", 100*x/of)
 }
 
 func trunc(s string, n int) string {

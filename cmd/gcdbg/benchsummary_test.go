@@ -29,7 +29,10 @@ func TestBenchAboveTheTriadIsMarked(t *testing.T) {
 	if got := a.pct(30, 40); got != "75%" || a.any {
 		t.Errorf("75%%: %q, any %v", got, a.any)
 	}
-	if got := a.pct(56, 40); got != "140%*" || !a.any {
+	if got := a.pctOf(56, 0); got != "-" || a.any {
+		t.Errorf("no roof: %q, any %v", got, a.any)
+	}
+	if got := a.pctOf(56, 40); got != "140%*" || !a.any {
 		t.Errorf("140%%: %q, any %v", got, a.any)
 	}
 }
