@@ -44,14 +44,12 @@ func coverageName(opinfo string) string {
 	if i := strings.IndexByte(n, '.'); i >= 0 {
 		n = n[:i]
 	}
-	if a, ok := coverageAliases[n]; ok {
-		return a
-	}
 	return n
 }
 
 // coverageAliases: OpInfos whose op the core ATen list names otherwise
-// (F.grid_sample is aten.grid_sampler_2d there).
+// (F.grid_sample is aten.grid_sampler_2d there); an entry under the
+// OpInfo's own name comes first.
 var coverageAliases = map[string]string{"grid_sample": "grid_sampler_2d"}
 
 // outOfScopeFor is why the OpInfo's op is out of scope: an in-place
@@ -62,7 +60,11 @@ func outOfScopeFor(m map[string]string, opinfo string) (string, bool) {
 			return why, true
 		}
 	}
-	why, ok := m[coverageName(opinfo)]
+	n := coverageName(opinfo)
+	why, ok := m[n]
+	if a, alias := coverageAliases[n]; !ok && alias {
+		why, ok = m[a]
+	}
 	return why, ok
 }
 
