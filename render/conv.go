@@ -24,7 +24,8 @@ import (
 //     parallel over the (image, channel) planes, as the eager reference
 //     (tensor/conv.go, tensor/grad.go) computes them: max takes the first
 //     maximum of its window, a NaN wins (the last NaN, as ATen's index), and
-//     its backward routes the gradient to that element.
+//     its backward routes the gradient to that element (max_pool2d and its
+//     backward: maxpool2d.go).
 //
 // The images of a batch run in parallel (OpenMP over images and groups),
 // each image's im2col and GEMM on one thread with OpenBLAS switched to one
@@ -143,8 +144,10 @@ static __attribute__((unused)) void gcdbg_col2im_%[1]s(const %[2]s *col, int64_t
 func convPrelude(r *renderer) string {
 	seen := map[tensor.DType]bool{}
 	var b strings.Builder
+	pool := false
 	for _, k := range r.kernels {
 		for _, n := range k.Nodes {
+			pool = pool || n.Kind == loopir.Extern && maxPool2dOps[n.Op]
 			if n.Kind != loopir.Extern || !convOps[n.Op] {
 				continue
 			}
@@ -156,6 +159,9 @@ func convPrelude(r *renderer) string {
 				b.WriteString(convHelpers(r.d.Types[buf.DType]))
 			}
 		}
+	}
+	if pool && len(seen) == 0 {
+		return convPreludeScratch // max pooling's phase planes (maxpool2d.go)
 	}
 	return b.String()
 }
@@ -446,97 +452,6 @@ func (g *kernelGen) pool4(x *loopir.View, oh, ow loopir.Expr) {
 func (g *kernelGen) xAt(x *loopir.View, nc, ih, iw string) string {
 	return fmt.Sprintf("%s[(%s / C) * %s + (%s %% C) * %s + (%s) * %s + (%s) * %s]", g.ptr(x), nc, g.e(x.Strides[0]), nc, g.e(x.Strides[1]),
 		ih, g.e(x.Strides[2]), iw, g.e(x.Strides[3]))
-}
-
-// vecMaxWindow writes the search of window (oh, ow) of plane nc as the
-// body of a vector loop over ow: branch-free, best is the flat index in
-// the plane of the first maximum (or the last NaN, as ATen's
-// MaxPoolKernel.cpp: an element takes over when greater or NaN), -1 when
-// the window is all padding; m its value (-inf then).
-func (g *kernelGen) vecMaxWindow(x *loopir.View, p poolGeom, t string) {
-	g.line("int64_t best = -1; %s m = -(%s)INFINITY;", t, t)
-	g.line("for (int64_t kh = 0; kh < %d; kh++) {", p.kernel[0])
-	g.line("  const int64_t ih = oh * %d - %d + kh * %d;", p.stride[0], p.pad[0], p.dil[0])
-	g.line("  const int okh = (ih >= 0) & (ih < H);")
-	g.line("  for (int64_t kw = 0; kw < %d; kw++) {", p.kernel[1])
-	g.line("    const int64_t iw = ow * %d - %d + kw * %d;", p.stride[1], p.pad[1], p.dil[1])
-	g.line("    const int ok = okh & (iw >= 0) & (iw < W);")
-	g.line("    const %s v = ok ? %s : 0;", t, g.xAt(x, "nc", "ih", "iw"))
-	g.line("    /* the first maximum, or the last NaN */")
-	g.line("    const int take = ok & ((v > m) | (v != v) | (best < 0));")
-	g.line("    best = take ? ih * W + iw : best; m = take ? v : m;")
-	g.line("  }")
-	g.line("}")
-}
-
-func (g *kernelGen) maxPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	x := g.operand(args[0], "input")
-	p, ok := g.poolArgs(n, args, 1, true)
-	if x == nil || !ok || len(x.Sizes) != 4 {
-		g.fail("%s %s: a 4-D input and int windows are needed", n.Op, n.Name)
-		return
-	}
-	t := g.ctype(ob.DType)
-	g.line("{ /* max_pool2d: first maximum of each window, NaN wins; the loop over ow is a vector loop (gcc: loop vectorized) */")
-	g.ind++
-	g.pool4(x, ob.Sizes[2], ob.Sizes[3])
-	// A vector loop over output columns with a branch-free "first maximum,
-	// last NaN" select, as the backward's search (the scalar search
-	// with a branch per element: convnet_train's pool 0.12 ms of one core).
-	g.line("#pragma omp parallel for if(NC * OH * OW > 32768)")
-	g.line("for (int64_t nc = 0; nc < NC; nc++)")
-	g.line("  for (int64_t oh = 0; oh < OH; oh++) {")
-	g.line("    #pragma omp simd")
-	g.line("    for (int64_t ow = 0; ow < OW; ow++) {")
-	g.ind += 3
-	g.vecMaxWindow(x, p, t)
-	g.ind -= 3
-	g.line("      %s[(nc * OH + oh) * OW + ow] = m;", out.c)
-	g.line("    }")
-	g.line("  }")
-	g.ind--
-	g.line("}")
-}
-
-func (g *kernelGen) maxPoolBackward(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	gy, x := g.operand(args[0], "grad_output"), g.operand(args[1], "self")
-	p, ok := g.poolArgs(n, args, 2, true)
-	if gy == nil || x == nil || !ok || len(x.Sizes) != 4 || len(gy.Sizes) != 4 {
-		g.fail("%s %s: 4-D tensors and int windows are needed", n.Op, n.Name)
-		return
-	}
-	t := g.ctype(ob.DType)
-	g.line("{ /* max_pool2d_backward: each gradient to its window's first maximum (or last NaN) */")
-	g.ind++
-	g.pool4(x, gy.Sizes[2], gy.Sizes[3])
-	g.line("#pragma omp parallel for if(NC * H * W > 32768)")
-	g.line("for (int64_t nc = 0; nc < NC; nc++) {")
-	g.line("  %s *dx = %s + nc * H * W;", t, out.c)
-	g.line("  for (int64_t i = 0; i < H * W; i++) dx[i] = 0;")
-	// The window search runs as a vector loop over a block of output
-	// columns (the scalar search, a data-dependent branch per element,
-	// took 1.1 ms of one core in convnet_train against 0.27 ms), then the
-	// gradients are added at the found positions in order.
-	g.line("  for (int64_t oh = 0; oh < OH; oh++)")
-	g.line("    for (int64_t ow0 = 0; ow0 < OW; ow0 += 256) {")
-	g.line("      const int64_t nw = OW - ow0 < 256 ? OW - ow0 : 256;")
-	g.line("      int64_t where[256];")
-	g.line("      #pragma omp simd")
-	g.line("      for (int64_t j = 0; j < nw; j++) {")
-	g.line("        const int64_t ow = ow0 + j;")
-	g.ind += 4
-	g.vecMaxWindow(x, p, t)
-	g.ind -= 4
-	g.line("        where[j] = best;")
-	g.line("      }")
-	g.line("      for (int64_t j = 0; j < nw; j++) {")
-	g.line("        const int64_t ow = ow0 + j;")
-	g.line("        if (where[j] >= 0) dx[where[j]] += %s;", g.xAt(gy, "nc", "oh", "ow"))
-	g.line("      }")
-	g.line("    }")
-	g.line("}")
-	g.ind--
-	g.line("}")
 }
 
 // avgArgs reads ceil_mode's neighbours: count_include_pad, divisor_override.
