@@ -42,6 +42,12 @@ import torch.nn.functional as F
 from torch.fx.node import Node, _get_qualified_name
 from torch.fx.passes.shape_prop import ShapeProp
 
+try:
+    import gcdbg_gradmode  # sibling module: grad mode (torch.no_grad) inside a traced forward
+except ImportError:
+    sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+    import gcdbg_gradmode
+
 TOOL = "gcdbg-export 0.1"
 
 # torch dtype -> (trace dtype name, safetensors code, element size)
@@ -417,7 +423,8 @@ class _StackTracer(torch.fx.Tracer):
             setattr(torch, k, self._factory_draw(orig))
         self._rng, self._drew = torch.get_rng_state(), None
         try:
-            graph = super().trace(root, concrete_args)
+            with torch.enable_grad():  # grad mode off while tracing = the user's no-grad block
+                graph = super().trace(root, concrete_args)
         finally:
             for k, orig in saved.items():
                 setattr(torch, k, orig)
@@ -454,6 +461,7 @@ class _StackTracer(torch.fx.Tracer):
         drew = self._rng is not None and self._drew is None and \
             not torch.equal(self._rng, torch.get_rng_state())
         p = super().create_proxy(kind, target, args, kwargs, *rest, **kw)
+        gcdbg_gradmode.mark(p.node)  # made inside `with torch.no_grad():`?
         if drew:
             self._drew = (p.node,)
         return p
@@ -1086,6 +1094,14 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
     # on copies: an in-place op on an input (x.add_(y), x.unsqueeze_(0)) must leave the
     # example inputs as they were, the values the trace holds and `expected` starts from
     _propagate(sp, _clone_inputs(example_inputs))
+    try:
+        cut = gcdbg_gradmode.cut_no_grad(gm, sp.values, _user_line)
+    except ValueError as e:
+        raise CaptureError("gcdbg exporter: %s" % e) from e
+    if cut:  # detach nodes where no-grad blocks end: the graph's values and metas again
+        restore_buffers()
+        sp = _RecordingShapeProp(gm)
+        _propagate(sp, _clone_inputs(example_inputs))
     values = sp.values
     restore_buffers()
 
