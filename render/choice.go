@@ -40,9 +40,12 @@ import (
 //     the K sum); the run's result passes the accuracy verdict either way
 //     (TestChoiceCandidatesMatch checks each candidate against the eager
 //     interpreter).
+//   - choiceStream: a gather that copies whole rows writes them with
+//     streaming (non-temporal) stores (gather_stream.go). The same bytes.
 const (
 	choiceOneThread = 1
 	choiceGenGEMM   = 2
+	choiceStream    = 4
 )
 
 // oneThreadMaxPoints bounds the nests offered a one-thread candidate: a
@@ -67,7 +70,7 @@ __attribute__((weak)) void gcdbg_set_choices(int32_t *p) { gcdbg_choices = p; }
 `
 
 // choiceSet is what a kernel can choose between.
-type choiceSet struct{ threads, gemm bool }
+type choiceSet struct{ threads, gemm, stream bool }
 
 func (r *renderer) choiceOf(idx int) *choiceSet {
 	if r.alts == nil {
@@ -130,7 +133,7 @@ func (g *kernelGen) gemmFn(t string) string {
 // that reads it.
 func (g *kernelGen) withChoice(body string) string {
 	c := g.r.alts[g.idx]
-	if c == nil || (!c.threads && !c.gemm) {
+	if c == nil || (!c.threads && !c.gemm && !c.stream) {
 		return body
 	}
 	return fmt.Sprintf("  const int32_t %s = gcdbg_choices ? gcdbg_choices[%d] : 0;  /* %s */\n%s",
@@ -140,12 +143,12 @@ func (g *kernelGen) withChoice(body string) string {
 // alternatives lists the kernel's candidates for its manifest entry.
 func (g *kernelGen) alternatives() []compiler.Alternative {
 	c := g.r.alts[g.idx]
-	if c == nil || (!c.threads && !c.gemm) {
+	if c == nil || (!c.threads && !c.gemm && !c.stream) {
 		return nil
 	}
 	var out []compiler.Alternative
-	for v := int32(0); v < 4; v++ {
-		if (v&choiceOneThread != 0 && !c.threads) || (v&choiceGenGEMM != 0 && !c.gemm) {
+	for v := int32(0); v < 8; v++ {
+		if (v&choiceOneThread != 0 && !c.threads) || (v&choiceGenGEMM != 0 && !c.gemm) || (v&choiceStream != 0 && !c.stream) {
 			continue
 		}
 		out = append(out, compiler.Alternative{Choice: v, Label: choiceLabel(v, c)})
@@ -154,6 +157,16 @@ func (g *kernelGen) alternatives() []compiler.Alternative {
 }
 
 func choiceLabel(v int32, c *choiceSet) string {
+	if c.stream {
+		label := "plain row stores"
+		if v&choiceStream != 0 {
+			label = "streaming row stores"
+		}
+		if c.threads {
+			label += map[bool]string{true: ", loops on one thread", false: ", loops on the OpenMP team"}[v&choiceOneThread != 0]
+		}
+		return label
+	}
 	one := v&choiceOneThread != 0
 	if c.gemm {
 		gemm := "OpenBLAS"

@@ -30,6 +30,7 @@ type kernelGen struct {
 	scopes []map[string]value // buffer -> its value at the current point
 	err    error
 	cur    *loopir.Node // the node whose statements are being written (checkedLoad names it)
+	rs     *rowStream   // a gathered row being copied whole (gather_stream.go)
 	params []string     // buffers the kernel touches, in parameter order
 	flops  int64
 	// note is a trailing comment for the next declared temporary: the
@@ -588,6 +589,9 @@ func (g *kernelGen) checkedLoad(s loopir.Stmt, st *storage, vars map[string]stri
 	at := g.decl(tensor.Int64, g.expr(s.Index, vars, tmps))
 	ext := g.decl(tensor.Int64, extent)
 	g.line("if (__builtin_expect(%s < 0 || %s >= %s, 0)) gcdbg_oob(\"%s\", \"the elements of %s\", %s, %s);", at.c, at.c, ext.c, node, sanitizeIdent(s.Buffer), at.c, ext.c)
+	if v, ok := g.streamRow(s, st, at, ext, node); ok { // gather_stream.go
+		return v
+	}
 	return g.declExact(st.dt, g.loadExpr(st.dt, st.c+"["+at.c+"]"))
 }
 
@@ -643,7 +647,9 @@ func (g *kernelGen) storeValue(n *loopir.Node, v value, vars map[string]string, 
 	}
 	if mem := g.r.store[n.Name]; mem != nil {
 		g.use(n.Name)
-		g.line("%s[%s] = %s;", mem.c, g.expr(st.Index, vars, tmps), g.storeExpr(mem.dt, v.c))
+		if idx := g.expr(st.Index, vars, tmps); !g.streamStore(n, mem, idx) { // gather_stream.go
+			g.line("%s[%s] = %s;", mem.c, idx, g.storeExpr(mem.dt, v.c))
+		}
 		g.stashWrote(n) // stash.go
 	}
 	g.remember(n.Name, v)

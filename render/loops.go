@@ -406,6 +406,9 @@ func (g *kernelGen) pointwiseNest(members []*loopir.Node) {
 		return
 	}
 	if safe := simdSafe(members); !safe && g.gatherInner(g.sp.outer) {
+		if g.streamGather(names, clause, members, emit) { // gather_stream.go
+			return
+		}
 		g.openGatherLoops(names, g.sp.outer, clause, members) // gather.go
 	} else {
 		g.openLoops(names, g.sp.outer, clause, safe)

@@ -67,6 +67,7 @@ type renderer struct {
 	writer  map[string]*loopir.Node
 	kernels []*loopir.Kernel
 	kindOf  map[*loopir.Node]int // kernel index of each node
+	streams bool                 // a kernel copies gathered rows with streaming stores (gather_stream.go)
 	gemms   map[tensor.DType]bool
 	gens    map[int]*kernelGen
 	folded  map[*loopir.Node]*gemmStore // mm nodes writing a transposed output (gemm_fold.go)
@@ -373,6 +374,7 @@ func (r *renderer) program() (*Source, error) {
 		head.WriteString(gemmPrelude(r))
 		head.WriteString(convPrelude(r))
 		head.WriteString(topkPrelude(r))
+		head.WriteString(streamPreludeOf(r)) // gather_stream.go
 	}
 	code := head.String()
 	line := strings.Count(code, "\n") + 1

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,23 +20,7 @@ import (
 // outputs — NaN, +Inf and -Inf in the inputs — match PyTorch's and the
 // eager interpreter's.
 func TestBatchedGEMMEpilogues(t *testing.T) {
-	if _, err := exec.LookPath("cc"); err != nil {
-		t.Skip("no C compiler (cc) on PATH")
-	}
-	tr, err := trace.Load("testdata/attention_bmm.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	units, err := stages.Run(tr, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lp := units[0].Programs[0]
-	src, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C,
-		render.Options{Trace: "attention_bmm.json", Graph: units[0].Captured.Name, Role: lp.Role})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, units, src := renderFirstProgram(t, "testdata/attention_bmm.json")
 	bmms, inside := 0, 0
 	for _, k := range strings.Split(src.Code, "\n// kernel ")[1:] {
 		head := k[:strings.IndexByte(k, '\n')]
@@ -67,7 +52,39 @@ func TestBatchedGEMMEpilogues(t *testing.T) {
 	if !folded {
 		t.Errorf("PV's identity copy into the output is still an epilogue (want one extern kernel with origins matmul_1_bmm, matmul_1):\n%s", src.Code)
 	}
-	for _, choice := range []string{"0", "1", "2"} {
+	matchEachChoice(t, tr, units, 3, "0", "1", "2")
+}
+
+// renderFirstProgram loads a trace (skipping without a C compiler), runs
+// the stages and renders its first program in the C dialect.
+func renderFirstProgram(t *testing.T, path string) (*trace.Trace, []*stages.Unit, *render.Source) {
+	t.Helper()
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler (cc) on PATH")
+	}
+	tr, err := trace.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	units, err := stages.Run(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp := units[0].Programs[0]
+	src, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C,
+		render.Options{Trace: filepath.Base(path), Graph: units[0].Captured.Name, Role: lp.Role})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, units, src
+}
+
+// matchEachChoice runs the compiled program once with each forced choice
+// (GCDBG_CHOICE) and fails unless its nOut outputs match PyTorch's and the
+// eager interpreter's.
+func matchEachChoice(t *testing.T, tr *trace.Trace, units []*stages.Unit, nOut int, choices ...string) {
+	t.Helper()
+	for _, choice := range choices {
 		t.Run("choice"+choice, func(t *testing.T) {
 			t.Setenv("GCDBG_CHOICE", choice)
 			res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
@@ -78,8 +95,8 @@ func TestBatchedGEMMEpilogues(t *testing.T) {
 				t.Fatalf("backend %q: does not match:\n%s", res.Backend, res.Summary())
 			}
 			g := res.Graphs[0]
-			if len(g.Outputs) != 3 {
-				t.Fatalf("%d outputs, want 3", len(g.Outputs))
+			if len(g.Outputs) != nOut {
+				t.Fatalf("%d outputs, want %d", len(g.Outputs), nOut)
 			}
 			for _, o := range g.Outputs {
 				if o.VsExpected == nil || !o.VsExpected.Match || o.VsEager == nil || !o.VsEager.Match {
