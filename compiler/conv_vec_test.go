@@ -14,7 +14,8 @@ import (
 // (AVX-512 masked loads and stores). With the bound check of the input
 // column in the loop, im2col was not vectorized (convnet_train's conv2
 // im2col x16: 0.71 -> 0.34 ms on one thread). The adaptive average pool's
-// sum over a cell of whole rows (a global average pool) is a vector loop too. The values are checked by
+// sum over a cell of whole rows (a global average pool) is a vector loop too, and so is max_pool2d's
+// window search over an output row, forward and backward (render/maxpool2d.go). The values are checked by
 // TestConvPoolCompiledNoFallback (strides, padding, dilation, groups).
 func TestConvHelpersVectorize(t *testing.T) {
 	u := loadUnits(t, "../fixtures/conv_pool_train.json")[0]
@@ -40,9 +41,20 @@ func TestConvHelpersVectorize(t *testing.T) {
 					t.Errorf("%s: line %d (%s) is not reported vectorized:\n%s", lp.Role, i+1, strings.TrimSpace(l), art.VecReport)
 				}
 			}
+			// max_pool2d's search: gcc reports the loop at a line of its body
+			if strings.Contains(l, "for (int64_t ow = 0; ow < OWR; ow++) {") {
+				seen[lp.Role+" max_pool2d"] = true
+				var body strings.Builder
+				for j := i + 1; j <= i+10; j++ {
+					body.WriteString(reportLines(art.VecReport, j))
+				}
+				if !strings.Contains(body.String(), "loop vectorized") {
+					t.Errorf("%s: the max_pool2d window search at line %d is not reported vectorized:\n%s", lp.Role, i+1, art.VecReport)
+				}
+			}
 		}
 	}
-	for _, want := range []string{"? x[ow + off] : 0;", "x[ow + off] += sr[ow];", "s += px[i];"} {
+	for _, want := range []string{"? x[ow + off] : 0;", "x[ow + off] += sr[ow];", "s += px[i];", "forward max_pool2d", "backward max_pool2d"} {
 		if !seen[want] {
 			t.Errorf("the generated C has no %q", want)
 		}
