@@ -168,8 +168,14 @@ func FunctionalOutOfScopeTable() string {
 // reads out-of-scope ops, so an OpInfo whose other samples pass names the
 // reason for the ones refused.
 var outOfScopeArguments = map[string]string{
+	"conv1d":  convNarrowInts,
+	"conv2d":  convNarrowInts,
+	"conv3d":  convNarrowInts,
 	"one_hot": "num_classes=-1 (the default) only: the number of classes is then max(input) + 1, so the result's shape depends on the data, as nonzero's does; one_hot with num_classes given is supported",
 }
+
+// convNarrowInts is why conv1d/2d/3d refuse the narrower integer dtypes.
+const convNarrowInts = "int32, int8 and uint8 tensors: PyTorch 1.13's CPU kernels compute them (im2col and a gemm in the integer type, whose sums wrap), gcdbg's convolutions take floating and int64 tensors (tensor.nnConvDTypes); their OpInfos list no such dtype, so no conformance sample has one. Transposed convolutions of those dtypes PyTorch refuses too"
 
 // ArgumentOutOfScopeTable renders outOfScopeArguments in CoverageTable's columns.
 func ArgumentOutOfScopeTable() string {

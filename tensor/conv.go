@@ -20,8 +20,9 @@ func nnFloatOnly(op string, ts ...*Tensor) error {
 
 // nnConvDTypes checks a convolution's tensors: floating or int64, which
 // PyTorch 1.13's CPU kernels compute (int64 sums in float64 here, exact up to
-// 2^53, as mm's). PyTorch refuses bool; its conv2d/conv3d also take the
-// narrower integers, which gcdbg does not (yet).
+// 2^53, as mm's). PyTorch refuses bool; its conv1d/2d/3d also take the
+// narrower integers, which gcdbg does not: listed out of scope
+// (stages.outOfScopeArguments, `gcdbg ops --coverage`).
 func nnConvDTypes(op string, ts ...*Tensor) error {
 	for _, t := range ts {
 		if t == nil || t.DType.IsFloat() || t.DType == Int64 {
@@ -30,7 +31,7 @@ func nnConvDTypes(op string, ts ...*Tensor) error {
 		if t.DType == Bool {
 			return fmt.Errorf("%q not implemented for '%s'", op, nnTorchTypeName(t.DType))
 		}
-		return fmt.Errorf("%s of %s tensors is not supported by gcdbg (floating and int64 are)", op, torchName(t.DType))
+		return fmt.Errorf("%s of %s tensors is not supported by gcdbg (floating and int64 are; out of scope, `gcdbg ops --coverage`)", op, torchName(t.DType))
 	}
 	return nil
 }
