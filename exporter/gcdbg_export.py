@@ -1089,6 +1089,8 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
     def restore_buffers():
         with torch.no_grad():
             for k, b in buffers.items():
+                if b.grad_fn is not None:  # a run's in-place write of a value requiring grad
+                    b.detach_()  # (the graph run before no_grad's detach nodes): no history
                 b.copy_(snapshot[k])
             for k, p in own_params.items():
                 if not torch.equal(p, param_snapshot[k]):
