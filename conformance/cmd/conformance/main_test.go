@@ -113,3 +113,41 @@ func TestIdsRunRegressions(t *testing.T) {
 		t.Errorf("rc %d with cos/float32 exported in full (want 1, cos/float32/1 no longer exported)\n%s", rc, out.String())
 	}
 }
+
+// A merge makes the table with xfail.tsv as it is when it merges, not as
+// the run began: an entry listed while the run judged (here by the fake
+// gcdbg itself) shows its sample, which another run merged wrong, as
+// xfail (PyTorch). (A run read it once at its start, and its merge showed
+// instance_norm bfloat16/5 and /6, listed meanwhile, as wrong.)
+func TestMergeRereadsXFail(t *testing.T) {
+	work := t.TempDir()
+	store := filepath.Join(work, "results.tsv")
+	xfail := filepath.Join(work, "xfail.tsv")
+	md := filepath.Join(work, "conformance.md")
+	os.WriteFile(xfail, []byte("# none yet\n"), 0o644)
+	bin := filepath.Join(work, "gcdbg") // lists tan/float32/0 when it runs, then fails
+	os.WriteFile(bin, []byte("#!/bin/sh\nprintf 'tan/float32/0\\ta PyTorch artefact\\n' >> "+xfail+"\nexit 2\n"), 0o755)
+	earlier := &conformance.Store{Torch: "1.13", Outs: []conformance.Outcome{
+		{ID: "tan/float32/0", OpInfo: "tan", DType: "float32", Status: conformance.Wrong, Reason: "output 0 vs PyTorch", Commit: "aaa", Date: "2026-11-25T10:00Z"},
+	}}
+	if err := conformance.WriteStore(store, earlier); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(work, "export")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "manifest.jsonl"),
+		[]byte(`{"id": "cos/float32/0", "opinfo": "cos", "dtype": "float32", "trace": "cos__float32__0.json"}`+"\n"), 0o644)
+	args := []string{"-dir", dir, "-bin", bin, "-batch=false", "-store", store, "-md", md, "-xfail", xfail,
+		"-torch", "1.13", "-commit", "bbb", "-date", "2026-11-25T18:00Z", "-command", "run.sh --ops cos --merge"}
+	var out, errb bytes.Buffer
+	if rc := run(args, &out, &errb); rc == 2 {
+		t.Fatalf("rc 2\n%s%s", out.String(), errb.String())
+	}
+	if b, _ := os.ReadFile(xfail); !strings.Contains(string(b), "tan/float32/0") {
+		t.Fatalf("test premise: the fake gcdbg did not run (xfail.tsv: %q)\n%s%s", b, out.String(), errb.String())
+	}
+	table, _ := os.ReadFile(md)
+	if !strings.Contains(string(table), "| tan | 1 | 0 | 0 | 1 | 0 | 0 | 1× xfail (PyTorch): a PyTorch artefact") {
+		t.Errorf("the table does not show tan/float32/0 as xfail (PyTorch):\n%s", table)
+	}
+}
