@@ -74,6 +74,13 @@ def cut_no_grad(gm, values, user_line=lambda n: ""):
     if not any(in_region(n) for n in nodes):
         return 0
     inserted = 0
+    # an item of a tuple made inside a region (out, state = lstm(x) under the `with`, indexed
+    # after it) is a value of the region too: the detach goes after the getitem
+    for n in nodes:
+        if n.op == "call_function" and n.target is operator.getitem and not in_region(n) and \
+                isinstance(n.args[0], torch.fx.Node) and in_region(n.args[0]) and \
+                isinstance(values.get(n.args[0].name), (tuple, list)):
+            n.meta[NO_GRAD] = True
     # where a value leaves a region: one detach after its producer for every outside consumer
     for n in nodes:
         if not in_region(n):
@@ -86,8 +93,10 @@ def cut_no_grad(gm, values, user_line=lambda n: ""):
             if isinstance(v, (tuple, list)) and any(_is_tensor(x) for x in v):
                 raise ValueError(
                     "node %r%s returns several tensors inside a no-grad block (with torch.no_grad(): "
-                    "...) and they are taken apart outside it: unpack them inside the block "
-                    "(`a, b = f(x)` under the `with`)" % (n.name, user_line(n)))
+                    "...) and they are used together outside it (%s), which the exporter cannot "
+                    "detach as one value\n  what to change: unpack them inside the block (`a, b = "
+                    "f(x)` under the `with`)" % (n.name, user_line(n), ", ".join(
+                        repr(u.name) for u in outside)))
             continue  # a size, a Python number: no gradient to cut
         with graph.inserting_after(n):
             d = graph.call_method("detach", (n,))

@@ -1,0 +1,110 @@
+package exporter_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gcdbg/runner"
+	"gcdbg/trace"
+)
+
+// `with torch.no_grad():` inside forward (examples/unseen2/README.md,
+// finding 1): torch.fx records no grad mode, so the exporter marks the
+// nodes made with grad mode off and detaches their values where they leave
+// the block, and the sources of in-place writes inside it (an EMA buffer
+// update). Without the detach nodes gcdbg differentiated through the block
+// and reported MISMATCH on correct models (no_grad_target: grad of
+// online.weight; no_grad_ema: grad of fc.weight, rmse 0.13). A parameter
+// PyTorch gives no gradient (the teacher's) is left out of expected.grads,
+// not written as zeros, so nothing is compared with PyTorch there.
+func TestNoGradBlocksDetached(t *testing.T) {
+	repro := "../examples/unseen2/repro/"
+	for _, c := range []struct {
+		model    string
+		compiled bool     // also the compiled run
+		noGrad   []string // parameters PyTorch gives no gradient
+		detaches int      // at least this many detach nodes
+	}{
+		{repro + "no_grad_target.py", true, nil, 1},
+		{repro + "no_grad_teacher.py", true, []string{"teacher.weight", "teacher.bias"}, 1},
+		{"testdata/no_grad_ema.py", false, nil, 1},
+		// @torch.no_grad() method, set_grad_enabled(False), enable_grad inside it, inference_mode
+		{"testdata/no_grad_forms.py", false, []string{"b.weight", "b.bias"}, 3},
+		// items of a tuple made inside the block (LSTM, chunk), indexed outside it
+		{"testdata/no_grad_tuple.py", false, []string{"rnn.weight_ih_l0", "rnn.bias_hh_l0"}, 2},
+	} {
+		out := filepath.Join(t.TempDir(), "m.json")
+		if b, err := exec.Command(python(t), "gcdbg_export.py", c.model, "-o", out, "--runs", "0").CombinedOutput(); err != nil {
+			t.Fatalf("%s: export failed: %v\n%s", c.model, err, b)
+		}
+		tr, err := trace.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := tr.Graphs[0]
+		detaches := 0
+		for _, n := range g.Nodes {
+			if n.Target == "detach" {
+				detaches++
+			}
+		}
+		if detaches < c.detaches {
+			t.Errorf("%s: %d detach nodes in the trace, want at least %d", c.model, detaches, c.detaches)
+		}
+		for _, p := range c.noGrad {
+			if g.Expected == nil || g.Expected.Grads[p] != nil {
+				t.Errorf("%s: expected.grads holds %s, which PyTorch gives no gradient", c.model, p)
+			}
+		}
+		if g.Expected == nil || len(g.Expected.Grads) == 0 {
+			t.Fatalf("%s: no expected grads", c.model)
+		}
+		devs := []string{"eager"}
+		if c.compiled {
+			devs = append(devs, "cpu")
+		}
+		for _, dev := range devs {
+			res, err := runner.Run(tr, runner.Options{Runs: 1, Device: dev})
+			if err != nil {
+				t.Fatalf("%s %s: %v", c.model, dev, err)
+			}
+			if !res.OK {
+				t.Errorf("%s %s: does not match PyTorch:\n%s", c.model, dev, res.Summary())
+			}
+			compared := 0
+			for _, gr := range res.Graphs[0].Grads {
+				if gr.VsExpected != nil {
+					compared++
+				}
+				for _, p := range c.noGrad {
+					if gr.Name == p && gr.VsExpected != nil {
+						t.Errorf("%s %s: grad of %s compared with PyTorch, which gives none", c.model, dev, p)
+					}
+				}
+			}
+			if compared != len(g.Expected.Grads) {
+				t.Errorf("%s %s: %d grads compared with PyTorch, the trace has %d", c.model, dev, compared, len(g.Expected.Grads))
+			}
+		}
+	}
+}
+
+// A tuple a call returns inside a no-grad block and returned whole cannot
+// be detached as one value: refused, naming the node and the line.
+func TestNoGradTupleLeavingBlockRefused(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "m.json")
+	cmd := exec.Command(python(t), "gcdbg_export.py", "testdata/no_grad_tuple.py", "-o", out, "--runs", "0")
+	cmd.Env = append(os.Environ(), "NO_GRAD_TUPLE_WHOLE=1")
+	b, err := cmd.CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 2 {
+		t.Fatalf("exit %v, want 2\n%s", err, b)
+	}
+	msg := string(b)
+	if !strings.Contains(msg, "no-grad block") || !strings.Contains(msg, "what to change: unpack them inside the block") || !strings.Contains(msg, "no_grad_tuple.py:") || strings.Contains(msg, "Traceback") {
+		t.Errorf("message does not name the block and the line (or shows a traceback):\n%s", msg)
+	}
+}
