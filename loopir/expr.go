@@ -337,6 +337,38 @@ func foldDivMod(p *poly) {
 				return
 			}
 		}
+		// k*d*((x//d) % n) + k*(x % d) = k*(x % (d*n)) for positive
+		// constants d, n: a flat index split over three or more dims of
+		// a view (GroupNorm's [N, C, H, W] <-> [N, G, C/G*H*W]) folds
+		// pairwise down to the flat index, instead of a / and % per element.
+		d, dok := m.B.(Const)
+		if !dok || d.V <= 0 {
+			continue
+		}
+		for wk, wt := range p.terms {
+			if wk == key || len(wt.Factors) != 1 || wt.K != t.K*d.V {
+				continue
+			}
+			outer, ok := wt.Factors[0].(*ModE)
+			if !ok {
+				continue
+			}
+			n, nok := outer.B.(Const)
+			q, qok := outer.A.(*FloorDivE)
+			if !nok || n.V <= 0 || !qok || q.A.String() != m.A.String() || q.B.String() != d.String() {
+				continue
+			}
+			k := t.K
+			delete(p.terms, key)
+			delete(p.terms, wk)
+			folded := toPoly(Mul(Const{k}, Mod(m.A, Const{d.V * n.V})))
+			p.c += folded.c
+			for _, ft := range folded.terms {
+				p.add(ft.K, ft.Factors)
+			}
+			foldDivMod(p)
+			return
+		}
 	}
 }
 

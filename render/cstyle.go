@@ -41,6 +41,9 @@ type kernelGen struct {
 	// the kernel's comment.
 	vecNotes []string
 	stash    *stashPlan // values stashed between a row kernel's passes (stash.go)
+	// unravel maps an unravelled variable's C text to its expression over
+	// the loop variables (unravel.go).
+	unravel map[string]loopir.Expr
 }
 
 // value is a C expression (a temporary's name) and its dtype.
@@ -158,6 +161,11 @@ func (g *kernelGen) idxType() string { return g.r.d.Types[tensor.Int64] }
 // expr renders an index expression; vars maps the node's loop variables
 // to C expressions, tmps its temporaries (indirect indexing).
 func (g *kernelGen) expr(e loopir.Expr, vars map[string]string, tmps map[string]value) string {
+	if s, ok := e.(*loopir.Sum); ok {
+		if folded, rest, ok := g.substUnravelled(s, vars); ok { // unravel.go
+			return g.expr(folded, rest, tmps)
+		}
+	}
 	switch x := e.(type) {
 	case loopir.Const:
 		if x.V < 0 {
@@ -167,6 +175,9 @@ func (g *kernelGen) expr(e loopir.Expr, vars map[string]string, tmps map[string]
 	case loopir.Var:
 		if v, ok := vars[x.Name]; ok {
 			return v
+		}
+		if name, ok := strings.CutPrefix(x.Name, loopVarPrefix); ok {
+			return name // a loop variable in a substituted index (unravel.go)
 		}
 		g.fail("loop variable %s is not bound in this kernel", x.Name)
 		return "0"

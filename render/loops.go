@@ -95,6 +95,7 @@ func (g *kernelGen) bind(vars map[string]string, prefix string, ranges []loopir.
 		return
 	}
 	f := g.flat(names, loops)
+	texts := map[int]string{}
 	for i, r := range ranges {
 		if r.String() == "1" {
 			continue
@@ -107,7 +108,9 @@ func (g *kernelGen) bind(vars map[string]string, prefix string, ranges []loopir.
 			v = "(" + v + " % " + g.expr(r, nil, nil) + ")"
 		}
 		vars[fmt.Sprintf("%s%d", prefix, i)] = v
+		texts[i] = v
 	}
+	g.unravelExprs(ranges, loops, names, texts) // unravel.go
 }
 
 // bindGroups binds by groups when every loop is the product of
