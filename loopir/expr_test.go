@@ -65,3 +65,25 @@ func TestExprSimplifyIsSound(t *testing.T) {
 		}
 	}
 }
+
+// A flat index split over three dims of a view and put back together folds
+// to the flat index (foldDivMod's chained rule), and every intermediate
+// form still evaluates like the unfolded expression.
+func TestFoldDivModChain(t *testing.T) {
+	x := V("x", C(4*32*48*48))
+	e := Add(Mod(x, C(9216)), Mul(C(9216), Mod(FloorDiv(x, C(9216)), C(8))), Mul(C(73728), FloorDiv(x, C(73728))))
+	if e.String() != "x" {
+		t.Errorf("folded to %s, want x", e)
+	}
+	part := Add(Mod(x, C(9216)), Mul(C(9216), Mod(FloorDiv(x, C(9216)), C(8))))
+	if part.String() != Mod(x, C(73728)).String() {
+		t.Errorf("two of the three terms fold to %s, want %s", part, Mod(x, C(73728)))
+	}
+	for _, v := range []int64{0, 1, 9215, 9216, 73727, 73728, 123456, 294911, -1, -9217} {
+		env := map[string]int64{"x": v}
+		want := pyMod(v, 9216) + 9216*pyMod(floorDiv(v, 9216), 8)
+		if got := part.Eval(env); got != want {
+			t.Errorf("x=%d: %d, want %d", v, got, want)
+		}
+	}
+}
