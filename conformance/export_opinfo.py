@@ -59,7 +59,7 @@ def _draw_from_current_state(op, *args, **kwargs):
 # the samples are made under a fixed seed per (OpInfo, dtype), so the ops draw from the current state.
 _cmi.wrapper_set_seed = _draw_from_current_state
 
-from gcdbg_export import export  # noqa: E402
+from gcdbg_export import export, traced_factory  # noqa: E402
 
 # The dtypes a trace TENSOR can hold (shared/spec/trace-format.md), in table order.
 DTYPES = {
@@ -136,6 +136,10 @@ def sample_function(op, sample, detach=False):
         parts = _detach_all(parts)
     tmpl = _flatten_tensors(parts, tensors)
     names = ["t%d" % i for i in range(len(tensors))]
+    # the OpInfo holds torch.arange itself: called through torch.arange, the exporter's tracer
+    # makes it a graph node instead of a constant fx computed while tracing (a factory of Python
+    # numbers has no tensor argument to trace through)
+    op = traced_factory(op)
 
     def call(*ts):
         inp, args, kwargs = _fill(tmpl, ts)

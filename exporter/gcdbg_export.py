@@ -47,6 +47,7 @@ try:
 except ImportError:
     sys.path.append(os.path.dirname(os.path.abspath(__file__)))
     import gcdbg_gradmode
+import gcdbg_modcheck  # noqa: E402  modules refused before tracing (hooks, LSTM dropout)
 
 TOOL = "gcdbg-export 0.1"
 
@@ -397,6 +398,27 @@ def _reached_modules(fn):
 
 # the factory draws the tracer turns into graph nodes (torch.<name>)
 _FACTORY_DRAWS = ("rand", "randn")
+# The deterministic factories it turns into graph nodes too (torch.<name>), the ones gcdbg has
+# (ir/ops_shape.go). fx runs torch.arange(T) / torch.zeros(4, 8) of Python numbers while tracing and
+# freezes the result into a _tensor_constant: right values, but gcdbg then computes nothing of it
+# (a conformance sample of arange compared PyTorch's constant with itself). torch.empty stays frozen:
+# its values are unspecified (uninitialized memory), gcdbg's zeros would be one valid content and a
+# comparison with PyTorch's garbage meaningless; linspace/logspace/eye/torch.tensor too (gcdbg has
+# no such op: frozen, the model still runs).
+_FACTORY_CALLS = ("arange", "zeros", "ones", "full", "scalar_tensor", "zeros_like", "ones_like", "full_like")
+
+
+def traced_factory(fn):
+    """fn, or, where fn is one of the torch factories the tracer captures, a function that calls
+    torch.<name> when it runs: a reference bound before tracing (an OpInfo's op) then reaches the
+    tracer's graph node instead of running while fx traces."""
+    name = getattr(fn, "__name__", "")
+    if name in _FACTORY_DRAWS + _FACTORY_CALLS and getattr(torch, name, None) is fn:
+        def late(*args, **kwargs):
+            return getattr(torch, name)(*args, **kwargs)
+        late.__name__ = name
+        return late
+    return fn
 
 
 class _StackTracer(torch.fx.Tracer):
@@ -418,9 +440,9 @@ class _StackTracer(torch.fx.Tracer):
     # a constant, a torch.rand bound before tracing) changes the RNG state, and the capture
     # is refused naming the first node made after it.
     def trace(self, root, concrete_args=None):
-        saved = {k: getattr(torch, k) for k in _FACTORY_DRAWS}
+        saved = {k: getattr(torch, k) for k in _FACTORY_DRAWS + _FACTORY_CALLS}
         for k, orig in saved.items():
-            setattr(torch, k, self._factory_draw(orig))
+            setattr(torch, k, self._factory_draw(orig) if k in _FACTORY_DRAWS else self._factory_call(orig))
         self._rng, self._drew = torch.get_rng_state(), None
         try:
             with torch.enable_grad():  # grad mode off while tracing = the user's no-grad block
@@ -456,6 +478,14 @@ class _StackTracer(torch.fx.Tracer):
             return self.create_proxy("call_function", orig, args, kwargs)
         draw.__name__ = orig.__name__
         return draw
+
+    def _factory_call(self, orig):
+        def call(*args, **kwargs):
+            if kwargs.get("out") is not None:  # fx's own way: runs, or a node through the out proxy
+                return orig(*args, **kwargs)
+            return self.create_proxy("call_function", orig, args, kwargs)
+        call.__name__ = orig.__name__
+        return call
 
     def create_proxy(self, kind, target, args, kwargs, *rest, **kw):
         drew = self._rng is not None and self._drew is None and \
@@ -677,8 +707,9 @@ _CAPTURE_HINTS = [
      "which gcdbg records as a size"),
     # a key that is a tuple matches when the message holds any of them
     ("arange()",
-     "torch.arange of a traced size (t = x.shape[1]; torch.arange(0, t)) needs the size's value, "
-     "which fx does not have while tracing. Register a buffer in __init__ "
+     "this arange got a traced value the tracer could not record: the tracer records "
+     "torch.arange(0, t) of a traced size (t = x.shape[1]) called as torch.arange, not an arange "
+     "bound before tracing (`from torch import arange`). Call torch.arange, or register a buffer in __init__ "
      "(self.register_buffer(\"pos\", torch.arange(max_len), persistent=False)) and slice it "
      "(self.pos[:t]), or use a constant size"),
     (("randint()", "randperm()", "normal()", "randint_like()"),
@@ -709,6 +740,9 @@ def _capture_error(what, e):
 def fx_capture(model_or_fn, example_inputs=None):
     is_module = isinstance(model_or_fn, torch.nn.Module)
     name = type(model_or_fn).__name__ if is_module else getattr(model_or_fn, "__name__", "fn")
+    refused = gcdbg_modcheck.refusal(model_or_fn, None if is_module else _reached_modules(model_or_fn))
+    if refused:
+        raise CaptureError(refused)
     tracer = _StackTracer(None if is_module else _reached_modules(model_or_fn),
                           _mha_calls(model_or_fn, example_inputs))
     try:

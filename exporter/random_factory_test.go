@@ -79,13 +79,14 @@ func TestFactoryDrawsRecordedAndReplayed(t *testing.T) {
 
 // A draw the tracer cannot record (x + torch.empty(3).uniform_(), run once
 // while fx traces) is refused, exit 2, naming the node and the user's line
-// and saying what to change; torch.arange of a traced size says to use a
-// buffer or a constant size.
-func TestCaptureRefusesFrozenDrawAndSaysHowForArange(t *testing.T) {
+// and saying what to change. torch.arange of a traced size is a graph node
+// (factory_const_test.go), but not an arange bound before tracing, which
+// fx fails on: the message says to call torch.arange or use a buffer.
+func TestCaptureRefusesFrozenDraw(t *testing.T) {
 	for m, wants := range map[string][]string{
 		"rand_frozen.py": {"draws random numbers while torch.fx traces it", "node 'add'",
 			"rand_frozen.py:6: return x + torch.empty(3).uniform_()", "what to change:", "torch.randn_like"},
-		"arange_len.py": {"arange()", "what to change:", "register_buffer", "self.pos[:t]", "use a constant size"},
+		"arange_bound.py": {"arange()", "what to change:", "Call torch.arange", "register_buffer", "self.pos[:t]"},
 	} {
 		_, msg, err := export(t, m)
 		ee, ok := err.(*exec.ExitError)

@@ -2,6 +2,7 @@ package loopir
 
 import (
 	"fmt"
+	"math"
 
 	"gcdbg/ir"
 	"gcdbg/tensor"
@@ -179,13 +180,18 @@ func (l *lowerer) pointwise(n *ir.Node, op string, bound []ir.Arg) error {
 		if _, _, ok2 := number(end); !ok0 || !ok1 || !ok2 || len(out) != 1 {
 			return errUnsupported
 		}
-		// start + i*step in float64, then the dtype: what eager arange does.
+		// An integer arange is start + i*step in int64 of the truncated
+		// start and step (tensor.Arange), exact; a floating one takes the
+		// eager fallback: PyTorch's values depend on its vectorized
+		// kernel's layout and FMA (tensor.Arange), kept in one place.
+		if m.DType.IsFloat() || math.Abs(math.Trunc(f0)) >= 1<<53 || math.Abs(math.Trunc(fs)) >= 1<<53 {
+			return errUnsupported
+		}
 		x := b.emit(Stmt{Op: "index_expr", Index: vars[0], DType: tensor.Int64})
-		x = b.cast(x, tensor.Float64)
-		if x, err = b.op("mul", x, b.constant(fs, tensor.Float64)); err != nil {
+		if x, err = b.op("mul", x, b.constant(math.Trunc(fs), tensor.Int64)); err != nil {
 			return err
 		}
-		if t, err = b.op("add", x, b.constant(f0, tensor.Float64)); err != nil {
+		if t, err = b.op("add", x, b.constant(math.Trunc(f0), tensor.Int64)); err != nil {
 			return err
 		}
 	case "to_dtype", "clone":

@@ -109,6 +109,9 @@ var aliases = map[string]alias{
 	// ops take the size as one tuple (ir/ops_train_factory.go)
 	"torch.rand":  {Op: "rand", Schema: "rand(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False)"},
 	"torch.randn": {Op: "randn", Schema: "randn(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False)"},
+	// torch.scalar_tensor takes requires_grad= as every Python factory does
+	// (the exporter's tracer records it: gcdbg_export.py _FACTORY_CALLS)
+	"torch.scalar_tensor": {Op: "scalar_tensor", Schema: "scalar_tensor(s, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False)"},
 }
 
 // The method forms that take varargs sizes (x.view(2, 3)) share the

@@ -59,49 +59,6 @@ func Zeros(shape []int, dt DType) (*Tensor, error) { return Full(shape, 0, dt) }
 // Ones is torch.ones(shape, dtype=dt).
 func Ones(shape []int, dt DType) (*Tensor, error) { return Full(shape, 1, dt) }
 
-// Arange is torch.arange(start, end, step, dtype=dt) with torch's size rule
-// ceil((end-start)/step). dt Invalid infers the dtype from the values:
-// Int64 when start, end and step are all integral, else Float32 (callers
-// that know the Python types, e.g. arange(0, 5.0), should pass dt).
-func Arange(start, end, step float64, dt DType) (*Tensor, error) {
-	if dt == Invalid {
-		dt = Float32
-		if start == math.Trunc(start) && end == math.Trunc(end) && step == math.Trunc(step) {
-			dt = Int64
-		}
-	}
-	if int(dt) >= len(dtypeNames) {
-		return nil, fmt.Errorf("unsupported dtype %s", dt)
-	}
-	for _, v := range []float64{start, end, step} {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("unsupported range: %v -> %v", start, end)
-		}
-	}
-	if step == 0 {
-		return nil, fmt.Errorf("step must be nonzero")
-	}
-	if (step > 0 && end < start) || (step < 0 && end > start) {
-		return nil, fmt.Errorf("upper bound and larger bound inconsistent with step sign")
-	}
-	var n float64
-	if dt.IsFloat() {
-		n = math.Ceil((end - start) / step)
-	} else {
-		// integral arange: PyTorch computes the size from int64 arguments
-		// when all of them are integral, else in double.
-		n = math.Ceil((end - start) / step)
-	}
-	if n > maxNumel {
-		return nil, fmt.Errorf("arange of %v elements is too large", n)
-	}
-	t := New(dt, int(n))
-	for i := 0; i < int(n); i++ {
-		t.SetFlat(i, start+float64(i)*step)
-	}
-	return t, nil
-}
-
 // Cat is torch.cat(ts, dim): promotes dtypes; 1-D empty tensors are skipped
 // (PyTorch's legacy rule).
 func Cat(ts []*Tensor, dim int) (*Tensor, error) {

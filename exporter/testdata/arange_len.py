@@ -1,4 +1,4 @@
-"""torch.arange of a traced size (GPT-style positions): refused with the buffer hint."""
+"""torch.arange of a traced size (GPT-style positions): a graph node whose end is the traced size."""
 import torch
 from torch import nn
 
