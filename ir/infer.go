@@ -97,6 +97,7 @@ func buildInferTable() map[string]EvalFunc {
 	m["ones"] = inferCreation
 	m["scalar_tensor"] = inferCreation
 	m["zeros_like"] = inferCreation
+	m["empty_like"] = inferCreation
 	m["ones_like"] = inferCreation
 	m["full_like"] = inferCreation
 	for n, f := range viewInfers {
@@ -609,7 +610,7 @@ func inferCreation(a Args) (Value, error) {
 	switch a.Op.Schema.Name {
 	case "scalar_tensor":
 		sizes = []int{}
-	case "zeros_like", "ones_like", "full_like":
+	case "zeros_like", "ones_like", "empty_like", "full_like":
 		x, err := a.meta(0)
 		if err != nil {
 			return nil, err

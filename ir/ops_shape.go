@@ -381,8 +381,10 @@ func init() {
 			return tensor.Full(s, fill, dt)
 		})
 	}
-	for _, name := range []string{"zeros_like", "ones_like"} {
-		fill := map[string]float64{"zeros_like": 0, "ones_like": 1}[name]
+	// empty_like's contents are uninitialized memory in PyTorch: zeros is one
+	// valid content, as for empty (ops_ext_nn.go).
+	for _, name := range []string{"zeros_like", "ones_like", "empty_like"} {
+		fill := map[string]float64{"zeros_like": 0, "ones_like": 1, "empty_like": 0}[name]
 		Register(name+"(self, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False)", KindCreation, func(a Args) (Value, error) {
 			x, err := a.Tensor(0)
 			if err != nil {

@@ -127,6 +127,8 @@ var extNNDecompositions = []decomposition{
 		func(b *builder, a []ir.Arg) ir.Arg { return b.o("full", sizesArg(b.shape(a[0])), a[1], b.dtype(a[0])) }},
 	{"aten.empty", "empty(size) = full(size, 0): its contents are unspecified in PyTorch, zeros is one valid content",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.full(a[0], int64(0), a[1]) }},
+	{"aten.empty_like", "empty_like(x) = full(x.shape, 0, dtype or x.dtype): contents unspecified in PyTorch, as for empty",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.fullLike(a[0], int64(0), a[1]) }},
 	{"aten.empty_strided", "empty_strided(size, stride) = full(size, 0) (contiguous; contents unspecified in PyTorch)",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.full(a[0], int64(0), a[2]) }},
 	{"aten.cdist", "cdist(x1, x2, p) = vector_norm(unsqueeze(x1, -2) - unsqueeze(x2, -3), p, -1)",

@@ -62,7 +62,9 @@ func init() {
 	decompCases = append(decompCases,
 		opCase{"aten.empty", nil, []ir.Arg{ir.Tuple{int64(2), int64(3)}}},
 		opCase{"aten.empty_strided", nil, []ir.Arg{ir.Tuple{int64(2), int64(3)}, ir.Tuple{int64(3), int64(1)}}},
-		opCase{"aten.new_empty", []*tensor.Tensor{dseq(tf64, 2)}, []ir.Arg{inp(0), int64(3), int64(2)}})
+		opCase{"aten.new_empty", []*tensor.Tensor{dseq(tf64, 2)}, []ir.Arg{inp(0), int64(3), int64(2)}},
+		opCase{"aten.empty_like", []*tensor.Tensor{dseq(tf64, 2)}, []ir.Arg{inp(0)}},
+		opCase{"aten.empty_like", []*tensor.Tensor{dseq(tf64, 2)}, []ir.Arg{inp(0), tensor.Int32}})
 	sq := func(lo, hi float64) func(gc *gradGraph) {
 		return func(gc *gradGraph) {
 			v := make([]float64, 6)

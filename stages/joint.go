@@ -241,7 +241,7 @@ func (b *jointBuilder) copyForward(n *ir.Node) (*ir.Node, error) {
 
 // jointNonDiff ops produce values that never carry a gradient, even
 // when floating and computed from inputs that require grad.
-var jointNonDiff = map[string]bool{"aten.detach": true, "aten.zeros_like": true, "aten.ones_like": true,
+var jointNonDiff = map[string]bool{"aten.detach": true, "aten.zeros_like": true, "aten.ones_like": true, "aten.empty_like": true,
 	"aten.full_like": true, "aten.size": true, "aten.dtype": true, "aten.dim": true, "aten.numel": true}
 
 func (b *jointBuilder) requiresGrad(c *ir.Node) bool {
