@@ -382,6 +382,7 @@ func syntheticCases() map[string][]inferCase {
 		add("size", in, int64(-1))
 		add("numel", in)
 		add("zeros_like", in, nil, nil, nil, nil, nil, false)
+		add("empty_like", in, nil, nil, nil, nil, nil, false)
 		add("full_like", in, 2.5, nil, nil, nil, nil, nil, false)
 		add("add", in, xt, int64(1))
 		add("add_", in, xt, int64(1))
