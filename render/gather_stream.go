@@ -47,12 +47,25 @@ const streamPrelude = `
 #include <immintrin.h>
 #endif
 /* Copies n bytes with streaming (non-temporal) stores where dst is 64-byte
-   aligned, plain copies before and after (render/gather_stream.go). */
+   aligned, plain stores before and after (render/gather_stream.go); with
+   AVX-512BW the two ends are one masked load and store each, not calls. */
 static inline void gcdbg_stream_bytes(void *dst, const void *src, int64_t n) {
   char *d = (char *)dst;
   const char *s = (const char *)src;
   int64_t head = (int64_t)((64 - ((uintptr_t)d & 63)) & 63);
   if (head > n) head = n;
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if (head) {
+    const __mmask64 m = (__mmask64)((1ULL << head) - 1);
+    _mm512_mask_storeu_epi8(d, m, _mm512_maskz_loadu_epi8(m, s));
+  }
+  d += head; s += head; n -= head;
+  for (; n >= 64; n -= 64, d += 64, s += 64) _mm512_stream_si512((__m512i *)d, _mm512_loadu_si512((const void *)s));
+  if (n) {
+    const __mmask64 m = (__mmask64)((1ULL << n) - 1);
+    _mm512_mask_storeu_epi8(d, m, _mm512_maskz_loadu_epi8(m, s));
+  }
+#else
   memcpy(d, s, (size_t)head);
   d += head; s += head; n -= head;
 #if defined(__AVX512F__)
@@ -63,6 +76,7 @@ static inline void gcdbg_stream_bytes(void *dst, const void *src, int64_t n) {
   for (; n >= 16; n -= 16, d += 16, s += 16) _mm_stream_si128((__m128i *)d, _mm_loadu_si128((const __m128i *)s));
 #endif
   memcpy(d, s, (size_t)n);
+#endif
 }
 /* Orders this thread's streaming stores before what follows (the other
    threads' are ordered by the locked instructions of the loop's barrier). */
