@@ -1,9 +1,11 @@
 package stages
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"gcdbg/exporter"
 	"gcdbg/ir"
 )
 
@@ -44,7 +46,7 @@ func (nz *normalizer) rnnModule(n *ir.Node, kind string) error {
 		return fmt.Errorf("module.attrs: nn.%s needs a positive hidden_size and num_layers, got %s and %s", kind, argText(attr(m, "hidden_size", nil)), argText(attr(m, "num_layers", nil)))
 	}
 	if ps, _ := attr(m, "proj_size", int64(0)).(int64); ps != 0 {
-		return fmt.Errorf("module.attrs.proj_size: nn.LSTM(proj_size=%d) is not supported by gcdbg (its h_n has proj_size features); use proj_size=0 and a Linear after it", ps)
+		return errors.New(exporter.Refusal("lstm_proj_size", "proj_size", fmt.Sprint(ps)))
 	}
 	cell := map[string]string{"LSTM": "lstm_cell", "GRU": "gru_cell"}[kind]
 	if kind == "RNN" {
@@ -61,7 +63,7 @@ func (nz *normalizer) rnnModule(n *ir.Node, kind string) error {
 			return err
 		}
 		if tr {
-			return fmt.Errorf("module.attrs.dropout: nn.%s(dropout=%g) in training draws a dropout mask between its layers inside the module, which the trace does not record and gcdbg does not replay; use dropout=0 and an nn.Dropout between single-layer %ss, or eval()", kind, d, kind)
+			return errors.New(exporter.Refusal("rnn_dropout", "kind", kind, "dropout", fmt.Sprintf("%g", d)))
 		}
 	}
 	if len(n.Args) < 1 || len(n.Args) > 2 {
