@@ -141,6 +141,30 @@ class RebuildError(Exception):
     pass
 
 
+def forwarded_params(cls, sig):
+    """The keyword parameters a constructor taking **kwargs forwards to a base class's
+    __init__ (nn.LSTM/nn.GRU/nn.RNN take *args, **kwargs for RNNBase's input_size,
+    hidden_size, num_layers, ...): the first base __init__ with explicit parameters,
+    without those before its first parameter with a default that the subclass fills
+    itself (RNNBase's mode, which nn.GRU passes as 'GRU')."""
+    for base in cls.__mro__[1:]:
+        init = base.__dict__.get("__init__")
+        if init is None:
+            continue
+        try:
+            params = list(inspect.signature(init).parameters.items())[1:]
+        except (TypeError, ValueError):
+            continue
+        if not params or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for _, p in params):
+            continue
+        if base is torch.nn.modules.rnn.RNNBase:
+            params = [(n, p) for n, p in params if n != "mode"]
+        # a subclass may refuse a forwarded keyword even at its default (nn.GRU:
+        # proj_size): such parameters are passed only when the trace's value differs
+        return [(n, p.replace(kind=p.KEYWORD_ONLY)) for n, p in params]
+    return sig
+
+
 def make_module(spec, lookup, where):
     """A module of the recorded type built by its own constructor: the recorded attrs
     are passed where the constructor takes them, PyTorch's defaults fill what the trace
@@ -160,11 +184,15 @@ def make_module(spec, lookup, where):
         sig = list(inspect.signature(cls.__init__).parameters.items())[1:]
     except (TypeError, ValueError):
         sig = []
+    if any(p.kind == p.VAR_KEYWORD for _, p in sig):
+        sig = forwarded_params(cls, sig)
     for pname, p in sig:
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or pname in ("device", "dtype"):
             continue
         if pname in attrs:
             v = attrs[pname]
+            if p.kind == p.KEYWORD_ONLY and p.default is not inspect.Parameter.empty and v == p.default:
+                continue  # forwarded_params: the default, left to the constructor
             kw[pname] = list(v) if isinstance(v, tuple) and pname == "normalized_shape" else v
         elif pname == "bias":
             kw[pname] = params.get("bias") is not None and lookup(params["bias"]) is not None

@@ -89,3 +89,31 @@ func TestBenchEagerRebuildsWithDefaults(t *testing.T) {
 		t.Errorf("a BatchNorm without its training flag: err %v, output %s", err, out)
 	}
 }
+
+// bench_eager.py rebuilds recurrent modules, whose constructors take
+// *args/**kwargs and forward them to RNNBase (nn.GRU refuses even a
+// default proj_size): it fell back to the time recorded at export.
+func TestBenchEagerRebuildsRecurrentModules(t *testing.T) {
+	if exec.Command(python, "-c", "import torch").Run() != nil {
+		t.Skip("PyTorch is not importable by " + python)
+	}
+	dir := t.TempDir()
+	for _, cls := range []string{"GRU", "LSTM"} {
+		model := filepath.Join(dir, strings.ToLower(cls)+".py")
+		src := "import torch\nimport torch.nn as nn\nTRAIN = True\n\nclass M(nn.Module):\n" +
+			"    def __init__(self):\n        super().__init__()\n        self.rnn = nn." + cls + "(6, 5, num_layers=2, batch_first=True)\n\n" +
+			"    def forward(self, x):\n        out, _ = self.rnn(x)\n        return out.pow(2).mean()\n\n" +
+			"def make():\n    return M(), (torch.randn(3, 4, 6),)\n"
+		if err := os.WriteFile(model, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		tr := filepath.Join(dir, strings.ToLower(cls)+".json")
+		if out, err := exec.Command(python, filepath.Join("..", "..", "exporter", "gcdbg_export.py"), model, "-o", tr, "--runs", "0").CombinedOutput(); err != nil {
+			t.Fatalf("%s: export: %v: %s", cls, err, out)
+		}
+		out, err := exec.Command(python, filepath.Join("..", "..", "exporter", "bench_eager.py"), tr, "--runs", "1").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "eager_forward_ms") {
+			t.Errorf("%s: bench_eager.py could not rebuild the module: %v: %s", cls, err, out)
+		}
+	}
+}

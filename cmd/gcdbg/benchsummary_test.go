@@ -36,3 +36,23 @@ func TestBenchAboveTheTriadIsMarked(t *testing.T) {
 		t.Errorf("140%%: %q, any %v", got, a.any)
 	}
 }
+
+// A trace with PyTorch's recorded time stays out of the means when others
+// were measured live (an LSTM whose module bench_eager.py could not
+// rebuild read 87x on a time taken at export), and is named.
+func TestBenchGmeanLeavesOutRecordedTimes(t *testing.T) {
+	var b bytes.Buffer
+	writeGmeans(&b, []benchRow{
+		{trace: "ffn", compiledMS: 1, torchMS: 2, torchHow: "measured"},
+		{trace: "lstm", compiledMS: 1, torchMS: 87, torchHow: "recorded"},
+	})
+	out := b.String()
+	if !strings.Contains(out, "over PyTorch eager: 2.00x (1 traces; lowest 2.00x, ffn)") || !strings.Contains(out, "left out of the means: lstm") {
+		t.Errorf("recorded row in the mean:\n%s", out)
+	}
+	b.Reset()
+	writeGmeans(&b, []benchRow{{trace: "lstm", compiledMS: 1, torchMS: 4, torchHow: "recorded"}})
+	if out := b.String(); !strings.Contains(out, "recorded times (none measured live): 4.00x") {
+		t.Errorf("only recorded rows:\n%s", out)
+	}
+}
