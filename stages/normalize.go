@@ -573,7 +573,46 @@ func checkMeta(n *ir.Node, got *ir.TensorMeta) error {
 		return fmt.Errorf("meta.dtype: gcdbg infers %s but the trace says %s", got.DType, want.DType)
 	}
 	if !want.Shape.Equal(got.Shape) {
+		if mask := boolMaskIndex(n); mask != "" {
+			return fmt.Errorf("meta.shape: indexing with the boolean mask %q gives a shape that depends on the mask's values (%s in this trace); gcdbg compiles graphs of static shapes and does not take data-dependent ones: keep the shape and mask the values instead, e.g. torch.where(mask, x, 0) and a masked reduction (((p - t) ** 2 * mask).sum() / mask.sum() for a masked MSE)", mask, want.Shape)
+		}
 		return fmt.Errorf("meta.shape: gcdbg infers %s but the trace says %s", got.Shape, want.Shape)
 	}
 	return nil
+}
+
+// boolMaskIndex names the boolean tensor that indexes n (x[mask],
+// x[:, mask]), or "".
+func boolMaskIndex(n *ir.Node) string {
+	if n.Target != "operator.getitem" && n.Target != "aten.getitem" && n.Target != "aten.index" {
+		return ""
+	}
+	var find func(a ir.Arg) string
+	find = func(a ir.Arg) string {
+		switch v := a.(type) {
+		case *ir.Node:
+			if m := v.Meta.Tensor; m != nil && (m.DType == tensor.Bool || m.DType == tensor.Uint8) {
+				return v.Name
+			}
+		case ir.Tuple:
+			for _, x := range v {
+				if s := find(x); s != "" {
+					return s
+				}
+			}
+		case ir.List:
+			for _, x := range v {
+				if s := find(x); s != "" {
+					return s
+				}
+			}
+		}
+		return ""
+	}
+	for _, a := range n.Args[min(1, len(n.Args)):] {
+		if s := find(a); s != "" {
+			return s
+		}
+	}
+	return ""
 }
