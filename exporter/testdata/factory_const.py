@@ -1,5 +1,5 @@
 """Factories of Python numbers inside forward (torch.arange(T) with a constant T, torch.zeros(4, 8),
-dtype=/device= kwargs, torch.full, torch.scalar_tensor, zeros_like/ones_like/full_like of a constant
+dtype=/device= kwargs, traced sizes torch.zeros(x.shape[0], 8) and torch.ones(x.shape), torch.full, torch.scalar_tensor, zeros_like/ones_like/full_like of a constant
 tensor): fx would run each while tracing and freeze its result into a _tensor_constant; the exporter
 records them as graph nodes, so gcdbg computes them. torch.empty stays frozen (unspecified values)."""
 import torch
@@ -19,8 +19,9 @@ class M(nn.Module):
         pos = torch.arange(T)  # int64
         half = torch.arange(0.5, 4.0, 0.37)  # the default dtype, PyTorch's rounding
         steps = torch.arange(-3, 9, 2, dtype=torch.float64, device=torch.device("cpu"), requires_grad=False)
-        z = torch.zeros(4, 8)
-        o = torch.ones((4, 8), dtype=torch.float64)
+        z = torch.zeros(x.shape[0], 8)  # a traced size
+        z = z + torch.zeros(4, 8)
+        o = torch.ones(x.shape, dtype=torch.float64)  # a traced shape
         f = torch.full((4, 1), 2.5)
         fi = torch.full((2,), 7)  # int64, as PyTorch infers from an int fill
         s = torch.scalar_tensor(3.0, requires_grad=False)
