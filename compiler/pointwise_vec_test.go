@@ -17,7 +17,7 @@ import (
 // branch-free (compiler/build.go). The values are still the eager
 // interpreter's, NaN, ±Inf and -0 in the input included. The max-pool
 // backward's window search is a vector loop over output columns too
-// (render/conv.go; the scalar search took 1.1 ms of one core against 0.27).
+// (render/maxpool2d.go; the scalar search took 1.1 ms of one core against 0.27).
 func TestMaskedPointwiseVectorize(t *testing.T) {
 	u := loadUnits(t, "testdata/relu_mask_train.json")[0]
 	saved := interp.Inputs{}
@@ -39,7 +39,7 @@ func TestMaskedPointwiseVectorize(t *testing.T) {
 		t.Errorf("%d simd loops, want the forward's, the mask recompute's and the masked select's", loops)
 	}
 	// the premise: a bool mask stored from a ReLU's result and read back
-	for _, want := range []string{"const bool t6 = (t5 > 0.0f);  // gt", "const bool t0 = ((const uint8_t *)", "? t1 : 0.0f);  // where", "where[j] = best;"} {
+	for _, want := range []string{"const bool t6 = (t5 > 0.0f);  // gt", "const bool t0 = ((const uint8_t *)", "? t1 : 0.0f);  // where", "where[ow] = best;"} {
 		if !strings.Contains(code.String(), want) {
 			t.Errorf("the generated C has no %q:\n%s", want, code.String())
 		}
