@@ -508,6 +508,10 @@ class _StackTracer(torch.fx.Tracer):
             return _encoder_layer_forward(m, *args, **kwargs)
         if isinstance(m, torch.nn.TransformerEncoder):
             return _encoder_forward(m, *args, **kwargs)
+        if isinstance(m, (torch.nn.TransformerDecoderLayer, torch.nn.TransformerDecoder)):
+            return forward(*args, **kwargs)  # no fast path: its own forward, traced through
+        if isinstance(m, torch.nn.Transformer):
+            return _transformer_forward(m, *args, **kwargs)
         if _mha_draws(m):
             return _mha_forward(m, self._mha_seen.get(id(m)), *args, **kwargs)
         return super().call_module(m, forward, args, kwargs)
@@ -545,6 +549,15 @@ def _encoder_layer_forward(m, src, src_mask=None, src_key_padding_mask=None):
         x = m.norm1(x + m._sa_block(x, src_mask, src_key_padding_mask))
         x = m.norm2(x + m._ff_block(x))
     return x
+
+
+def _transformer_forward(m, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
+                         src_key_padding_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None):
+    # nn.Transformer's forward without its argument checks (comparisons of sizes, which
+    # fx cannot branch on): the encoder, then the decoder on its memory.
+    memory = m.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask)
+    return m.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                     tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask)
 
 
 def _encoder_forward(m, src, mask=None, src_key_padding_mask=None):
