@@ -181,10 +181,26 @@ func (l *lowerer) pointwise(n *ir.Node, op string, bound []ir.Arg) error {
 			return errUnsupported
 		}
 		// An integer arange is start + i*step in int64 of the truncated
-		// start and step (tensor.Arange), exact; a floating one takes the
-		// eager fallback: PyTorch's values depend on its vectorized
-		// kernel's layout and FMA (tensor.Arange), kept in one place.
-		if m.DType.IsFloat() || math.Abs(math.Trunc(f0)) >= 1<<53 || math.Abs(math.Trunc(fs)) >= 1<<53 {
+		// start and step (tensor.Arange), exact. A floating one is compiled
+		// only where every value is an integer the dtype holds exactly
+		// (torch.arange(T, dtype=torch.float32)): then any evaluation order
+		// gives PyTorch's numbers; elsewhere they depend on its vectorized
+		// kernel's layout and FMA (tensor.Arange, kept in one place), and
+		// the node takes the eager fallback.
+		if m.DType.IsFloat() {
+			if !exactFloatArange(f0, fs, m) {
+				return errUnsupported
+			}
+			x := b.cast(b.emit(Stmt{Op: "index_expr", Index: vars[0], DType: tensor.Int64}), tensor.Float64)
+			if x, err = b.op("mul", x, b.constant(fs, tensor.Float64)); err != nil {
+				return err
+			}
+			if t, err = b.op("add", x, b.constant(f0, tensor.Float64)); err != nil {
+				return err
+			}
+			break
+		}
+		if math.Abs(math.Trunc(f0)) >= 1<<53 || math.Abs(math.Trunc(fs)) >= 1<<53 {
 			return errUnsupported
 		}
 		x := b.emit(Stmt{Op: "index_expr", Index: vars[0], DType: tensor.Int64})
@@ -405,4 +421,17 @@ func (l *lowerer) indexSelect0d(n *ir.Node, self, idxV *View) error {
 	l.p.Nodes = append(l.p.Nodes, b.node(v, Pointwise, nil, nil, n.Name))
 	l.p.Values[n.Name] = v
 	return nil
+}
+
+// exactFloatArange reports whether a floating arange's values are integers
+// that the dtype and its accumulate type hold exactly (start, step*i and
+// start + step*i): float16 to 2^11, bfloat16 to 2^8, float32 to 2^24,
+// float64 to 2^53.
+func exactFloatArange(start, step float64, m *ir.TensorMeta) bool {
+	if start != math.Trunc(start) || step != math.Trunc(step) || len(m.Shape) != 1 || !m.Shape[0].Static() {
+		return false
+	}
+	lim := map[tensor.DType]float64{tensor.Float16: 1 << 11, tensor.BFloat16: 1 << 8, tensor.Float32: 1 << 24, tensor.Float64: 1 << 53}[m.DType]
+	n := float64(max(m.Shape[0].Size-1, 0))
+	return math.Abs(start) <= lim && math.Abs(step)*n <= lim && math.Abs(start+step*n) <= lim
 }
