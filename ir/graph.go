@@ -133,6 +133,10 @@ type Expected struct {
 	// Random holds, per random node of the captured graph, what PyTorch
 	// drew: dropout's keep mask (bool), the drawn tensor otherwise.
 	Random map[string]*tensor.Tensor
+	// Unstable lists the values PyTorch's reference did not reproduce bit
+	// for bit in a second identical run ("outputs/0", "grads/fc.weight",
+	// "buffers/bn.running_mean" -> how they differed): no reference there.
+	Unstable map[string]string
 }
 
 // Timing is the producer's eager timing (medians, milliseconds).
