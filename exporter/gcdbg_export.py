@@ -48,6 +48,7 @@ except ImportError:
     sys.path.append(os.path.dirname(os.path.abspath(__file__)))
     import gcdbg_gradmode
 import gcdbg_modcheck  # noqa: E402  modules refused before tracing (hooks, LSTM dropout)
+import gcdbg_selfcheck  # noqa: E402  is the reference run reproducible (expected.unstable)
 
 TOOL = "gcdbg-export 0.1"
 
@@ -1246,6 +1247,14 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
              if b._version != versions[k] or not torch.equal(b, snapshot[k])}
     restore_buffers()
     torch.set_rng_state(rng)
+    # the same run again, from the same state: a value that is not bitwise the same is no
+    # reference (PyTorch reading uninitialised memory): expected.unstable lists it
+    outs2, grads2, _ = compute_expected(fn, example_inputs, grad_params, placeholders)
+    after2 = {k: b.detach().clone() for k, b in buffers.items()
+              if b._version != versions[k] or not torch.equal(b, snapshot[k])}
+    unstable = gcdbg_selfcheck.unstable((outs, grads, after), (outs2, grads2, after2))
+    restore_buffers()
+    torch.set_rng_state(rng)
     # a model or function with gcdbg_record_random = False leaves its draws unrecorded:
     # gcdbg then draws its own numbers (Philox) and says the comparison is not elementwise
     draws = record_random(gm, example_inputs, outs) if getattr(fn, "gcdbg_record_random", True) else {}
@@ -1262,6 +1271,8 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
     if draws:
         expected["random"] = {k: store.tensor(v, "%s/expected/random/%s" % (gname, k))
                               for k, v in draws.items()}
+    if unstable:
+        expected["unstable"] = unstable
     graph["expected"] = expected
     if runs:
         graph["timing"] = measure(fn, example_inputs, runs, any_grad)
