@@ -201,7 +201,8 @@ var reductionOps = map[string]bool{"sum": true, "prod": true, "amax": true, "ami
 // (generated C, render/sort.go): a tuple-valued extern writes one buffer
 // per result and getitem picks them, as for a fallback.
 var externOps = map[string]bool{"mm": true, "bmm": true, "conv2d": true, "sort": true, "topk": true,
-	"cumsum": true, "cumprod": true, "logcumsumexp": true} // a linear scan per row (render/scan.go)
+	"cumsum": true, "cumprod": true, "logcumsumexp": true, // a linear scan per row (render/scan.go)
+	"cummax": true, "cummin": true} // values and indices, a linear scan per row (render/cummax.go)
 
 func (l *lowerer) call(n *ir.Node) error {
 	d := ir.Lookup(n.Target)

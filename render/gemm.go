@@ -310,6 +310,8 @@ func (g *kernelGen) extern(n *loopir.Node) {
 		g.sortExtern(n, args, out, ob)
 	case "cumsum", "cumprod", "logcumsumexp":
 		g.scanExtern(n, args, out, ob) // scan.go
+	case "cummax", "cummin":
+		g.cumExtremeExtern(n, args, out, ob) // cummax.go
 	case "scatter_add":
 		g.scatterAddExtern(n, args, out, ob) // scatter_extern.go
 	default:

@@ -17,10 +17,10 @@ import (
 // every prefix is rounded to the output dtype when stored.
 
 type scanPlan struct {
-	dim                  int
-	R, NO, sx, so, accTy string
-	init, step           string // "0", "+=" for cumsum; "1", "*=" for cumprod; "-INFINITY", "" for logcumsumexp
-	unravel              []string
+	dim                      int
+	R, NO, sx, so, si, accTy string // si: the indices' stride along dim (cummax/cummin)
+	init, step               string // "0", "+=" for cumsum; "1", "*=" for cumprod; "-INFINITY", "" for logcumsumexp
+	unravel                  []string
 }
 
 // update is the statement that folds the element v (an expression of the
@@ -37,7 +37,9 @@ func (sp scanPlan) update(v string) string {
 		"acc = (mn_ != mx_ || isfinite(mn_)) ? log1p(exp(mn_ - mx_)) + mx_ : v_; }", sp.accTy, v)
 }
 
-func (g *kernelGen) scanPlan(n *loopir.Node, args []ir.Arg, x *loopir.View, ob *loopir.Buffer) (scanPlan, bool) {
+// ib, when not nil, is a second output of ob's shape (cummax's indices,
+// render/cummax.go): the unravel lines then step its offset io too.
+func (g *kernelGen) scanPlan(n *loopir.Node, args []ir.Arg, x *loopir.View, ob, ib *loopir.Buffer) (scanPlan, bool) {
 	sp := scanPlan{init: "0", step: "+="}
 	switch n.Op {
 	case "cumprod":
@@ -51,11 +53,11 @@ func (g *kernelGen) scanPlan(n *loopir.Node, args []ir.Arg, x *loopir.View, ob *
 		return sp, false
 	}
 	rank := len(x.Sizes)
-	if len(ob.Sizes) != rank {
+	if len(ob.Sizes) != rank || ib != nil && len(ib.Sizes) != rank {
 		g.fail("%s %s: output has rank %d, input %d", n.Op, n.Name, len(ob.Sizes), rank)
 		return sp, false
 	}
-	sp.R, sp.sx, sp.so = "1", "0", "0"
+	sp.R, sp.sx, sp.so, sp.si = "1", "0", "0", "0"
 	if rank > 0 {
 		d, err := tensor.NormDim(int(dim), rank)
 		if err != nil {
@@ -64,6 +66,9 @@ func (g *kernelGen) scanPlan(n *loopir.Node, args []ir.Arg, x *loopir.View, ob *
 		}
 		sp.dim = d
 		sp.R, sp.sx, sp.so = g.e(x.Sizes[d]), g.e(x.Strides[d]), g.e(ob.Strides[d])
+		if ib != nil {
+			sp.si = g.e(ib.Strides[d])
+		}
 	}
 	sp.accTy = g.ctype(tensor.Int64)
 	if ob.DType.IsFloat() {
@@ -75,8 +80,12 @@ func (g *kernelGen) scanPlan(n *loopir.Node, args []ir.Arg, x *loopir.View, ob *
 			continue
 		}
 		no = append(no, "("+g.e(x.Sizes[i])+")")
-		sp.unravel = append(sp.unravel, fmt.Sprintf("{ const %s c = rem %% (%s); rem /= (%s); xo += c * (%s); vo += c * (%s); }",
-			g.idxType(), g.e(x.Sizes[i]), g.e(x.Sizes[i]), g.e(x.Strides[i]), g.e(ob.Strides[i])))
+		io := ""
+		if ib != nil {
+			io = fmt.Sprintf(" io += c * (%s);", g.e(ib.Strides[i]))
+		}
+		sp.unravel = append(sp.unravel, fmt.Sprintf("{ const %s c = rem %% (%s); rem /= (%s); xo += c * (%s); vo += c * (%s);%s }",
+			g.idxType(), g.e(x.Sizes[i]), g.e(x.Sizes[i]), g.e(x.Strides[i]), g.e(ob.Strides[i]), io))
 	}
 	sp.NO = strings.Join(no, " * ")
 	return sp, true
@@ -88,7 +97,7 @@ func (g *kernelGen) scanExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *
 	if x == nil {
 		return
 	}
-	sp, ok := g.scanPlan(n, args, x, ob)
+	sp, ok := g.scanPlan(n, args, x, ob, nil)
 	if !ok {
 		return
 	}
@@ -121,7 +130,7 @@ func (g *simtGen) scanSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loop
 	if x == nil {
 		return
 	}
-	sp, ok := g.scanPlan(n, args, x, ob)
+	sp, ok := g.scanPlan(n, args, x, ob, nil)
 	if !ok {
 		return
 	}

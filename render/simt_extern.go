@@ -34,6 +34,8 @@ func (g *simtGen) extern(n *loopir.Node) {
 		g.sortSIMT(n, args, out, ob)
 	case "cumsum", "cumprod", "logcumsumexp":
 		g.scanSIMT(n, args, out, ob) // scan.go
+	case "cummax", "cummin":
+		g.cumExtremeSIMT(n, args, out, ob) // cummax.go
 	default:
 		g.fail("extern %s: no generated GPU code for %s", n.Name, n.Op)
 	}

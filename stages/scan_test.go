@@ -29,3 +29,20 @@ func init() {
 		gc.output(gc.call("mul", a, gc.call("permute", b, t)), gc.call("cumprod", z, int64(-1)))
 	}
 }
+
+// cummax's and cummin's derivative (sort's scatter_add at the indices) is
+// gradchecked on distinct values (no tie a finite-difference step could
+// flip), along both dims of a strided input and on a 0-d input; ties and
+// NaN are checked against PyTorch's gradients by runner/cummax_test.go.
+func init() {
+	for _, op := range []string{"cummax", "cummin"} {
+		gradCases[op] = func(gc *gradGraph) {
+			x := gc.distinct(3, 5)
+			a := gc.call("getitem", gc.call(op, x, int64(1)), int64(0))
+			b := gc.call("getitem", gc.call(op, gc.call("permute", x, ir.Tuple{int64(1), int64(0)}), int64(1)), int64(0))
+			s := gc.call("getitem", gc.call(op, gc.call("select", x, int64(0), int64(2)), int64(0)), int64(0))
+			z := gc.call("getitem", gc.call(op, gc.call("select", s, int64(0), int64(4)), int64(3)), int64(0))
+			gc.output(gc.call("mul", a, gc.call("permute", b, ir.Tuple{int64(1), int64(0)})), z)
+		}
+	}
+}
