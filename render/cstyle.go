@@ -402,6 +402,9 @@ func (g *kernelGen) op(s loopir.Stmt, args []value) value {
 	if fn := g.maskedExp(s); fn != "" { // expf.go
 		return g.decl(s.DType, fn+"("+g.cast(args[0], s.DType).c+")")
 	}
+	if e, ok := g.smallPow(s, args); ok { // pow_small.go
+		return e
+	}
 	if fns, ok := d.Math[s.Op]; ok && s.DType.IsFloat() && len(args) >= 1 {
 		if fn := fns[s.DType]; fn != "" {
 			cs := make([]string, len(args))

@@ -522,6 +522,16 @@ func binaryOp(op string, a, b *Tensor, alpha float64) (*Tensor, error) {
 		}
 		x, _ := loadF(a, shape, ct)
 		y, _ := loadF(b, shape, ct)
+		if op == "pow" && b.Wrapped && len(y) > 0 && (y[0] == 0.5 || y[0] == -0.5) {
+			// PyTorch's pow by a Python scalar 0.5 / -0.5 is sqrt / 1/sqrt
+			// (pow_tensor_scalar_optimized_kernel): NaN at -inf, -0 at -0,
+			// where math.Pow gives +Inf and +0.
+			if y[0] < 0 {
+				f = func(p, _ float64) float64 { return 1 / math.Sqrt(p) }
+			} else {
+				f = func(p, _ float64) float64 { return math.Sqrt(p) }
+			}
+		}
 		if alpha != 1 && (op == "add" || op == "sub") {
 			al := Round(ct, alpha)
 			for i, q := range y {
