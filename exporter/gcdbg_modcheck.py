@@ -53,6 +53,44 @@ def _hook_advice(h):
     return "remove the hook before export (the handle's .remove()), or do its work in forward"
 
 
+_WEIGHT_NORM_MODULES = (torch.nn.Linear, torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Conv3d)
+
+
+def weight_norm_hook(m):
+    """m's nn.utils.weight_norm pre-hook (a WeightNorm of .weight), when it is m's only hook and m
+    a Linear or Conv1d/2d/3d, whose call the tracer then writes out (traced_weight_norm); else
+    None."""
+    if not isinstance(m, _WEIGHT_NORM_MODULES) or m._forward_hooks or m._backward_hooks or \
+            len(m._forward_pre_hooks) != 1:
+        return None
+    h = next(iter(m._forward_pre_hooks.values()))
+    if type(h).__name__ != "WeightNorm" or h.name != "weight":
+        return None
+    return h
+
+
+def traced_weight_norm(tracer, m, args, kwargs):
+    """For a module with weight_norm (weight_norm_hook), what its call computes as graph nodes:
+    weight = v * (g / ||v||) as torch._weight_norm does (the 2-norm over every dim but the hook's,
+    over all of v for dim=None), then F.linear or the Conv's own _conv_forward with that weight.
+    weight_g and weight_v are get_attr nodes, so gcdbg differentiates with respect to them, as
+    PyTorch does. Returns None for any other module."""
+    h = weight_norm_hook(m)
+    if h is None:
+        return None
+    path = tracer.path_of_module(m)
+    g = tracer.create_proxy("get_attr", path + ".weight_g", (), {})
+    v = tracer.create_proxy("get_attr", path + ".weight_v", (), {})
+    nd = m._parameters["weight_v"].dim()  # not m.weight_v: fx hands out a proxy while tracing
+    dims = list(range(nd)) if h.dim == -1 else [d for d in range(nd) if d != h.dim % nd]
+    w = v * (g / v.pow(2).sum(dims, keepdim=True).sqrt())
+    b = tracer.create_proxy("get_attr", path + ".bias", (), {}) if m._parameters.get("bias") is not None else None
+    x = args[0] if args else kwargs["input"]
+    if isinstance(m, torch.nn.Linear):
+        return torch.nn.functional.linear(x, w, b)
+    return m._conv_forward(x, w, b)
+
+
 def hook_refusal(roots):
     """A message for the first module (in roots: {prefix: module}) that has a hook torch.fx would
     drop, or None."""
@@ -73,7 +111,7 @@ def hook_refusal(roots):
                                ("_forward_hooks", "a forward hook"),
                                ("_backward_hooks", "a backward hook")):
                 hooks = getattr(m, attr, None)
-                if not hooks:
+                if not hooks or weight_norm_hook(m) is not None:  # traced: traced_weight_norm
                     continue
                 h = next(iter(hooks.values()))
                 return ("gcdbg exporter: module %r (%s.%s) has %s, %s, which torch.fx does not run "

@@ -7,13 +7,15 @@ import (
 	"testing"
 
 	"gcdbg/exporter"
+	"gcdbg/runner"
+	"gcdbg/trace"
 )
 
 // Modules the exporter refuses before tracing (examples/unseen2/README.md,
-// findings 3 and 6): a module with a hook torch.fx would drop
-// (nn.utils.weight_norm / spectral_norm are forward pre-hooks that compute
-// .weight; exported silently, `gcdbg run` failed on "aten.linear: argument
-// weight: expected a tensor, got None"), and nn.LSTM(num_layers=2,
+// findings 3 and 6): a module with a hook torch.fx would drop (a forward
+// hook; nn.utils.spectral_norm, a forward pre-hook that computes .weight:
+// exported silently, `gcdbg run` failed on "aten.conv2d: argument weight:
+// expected a tensor, got None"), and nn.LSTM(num_layers=2,
 // dropout=0.2) in training, refused at export with the very text `gcdbg
 // run` gives (module_refusals.json, one home for both).
 func TestExportRefusesHooksAndLayerDropout(t *testing.T) {
@@ -22,7 +24,7 @@ func TestExportRefusesHooksAndLayerDropout(t *testing.T) {
 		model string
 		want  []string
 	}{
-		{"weight_norm.py", []string{"module '0'", "forward pre-hook", "WeightNorm", "what to change:", "torch.nn.utils.remove_weight_norm(module)"}},
+		{"../../../exporter/testdata/forward_hook.py", []string{"module '2'", "a forward hook", "<lambda>", "what to change:", ".remove()"}},
 		{"spectral_norm.py", []string{"module '0'", "forward pre-hook", "SpectralNorm", "what to change:", "torch.nn.utils.remove_spectral_norm(module)"}},
 		{"lstm_dropout.py", []string{"module 'rnn'", exporter.Refusal("rnn_dropout", "kind", "LSTM", "dropout", "0.2")}},
 	} {
@@ -41,6 +43,49 @@ func TestExportRefusesHooksAndLayerDropout(t *testing.T) {
 		}
 		if strings.Contains(msg, "Traceback") {
 			t.Errorf("%s: a traceback:\n%s", c.model, msg)
+		}
+	}
+}
+
+// nn.utils.weight_norm on a Linear or Conv is traced, not refused: weight =
+// v * (g / ||v||) becomes graph nodes (gcdbg_modcheck.traced_weight_norm)
+// and gcdbg's grads of weight_g and weight_v match PyTorch's
+// (examples/unseen2/repro/weight_norm.py failed at `gcdbg run` with
+// "aten.linear: argument weight: expected a tensor, got None").
+func TestWeightNormTraced(t *testing.T) {
+	for _, c := range []struct {
+		model string
+		grads []string // among the grads compared with PyTorch
+		dev   string
+	}{
+		{"../examples/unseen2/repro/weight_norm.py", []string{"0.weight_g", "0.weight_v", "0.bias"}, "cpu"},
+		{"testdata/weight_norm_mix.py", []string{"c1.weight_g", "c1.weight_v", "c2.weight_g", "c2.weight_v", "fc.weight_g", "fc.weight_v"}, "eager"},
+	} {
+		out := filepath.Join(t.TempDir(), "m.json")
+		if b, err := exec.Command(python(t), "gcdbg_export.py", c.model, "-o", out, "--runs", "0").CombinedOutput(); err != nil {
+			t.Fatalf("%s: export failed: %v\n%s", c.model, err, b)
+		}
+		tr, err := trace.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := runner.Run(tr, runner.Options{Runs: 1, Device: c.dev})
+		if err != nil {
+			t.Fatalf("%s: %v", c.model, err)
+		}
+		if !res.OK {
+			t.Errorf("%s: does not match PyTorch:\n%s", c.model, res.Summary())
+		}
+		compared := map[string]bool{}
+		for _, g := range res.Graphs[0].Grads {
+			if g.VsExpected != nil && g.VsExpected.Match {
+				compared[g.Name] = true
+			}
+		}
+		for _, g := range c.grads {
+			if !compared[g] {
+				t.Errorf("%s: grad of %s not compared with PyTorch (compared: %v)", c.model, g, compared)
+			}
 		}
 	}
 }
