@@ -501,6 +501,9 @@ class _StackTracer(torch.fx.Tracer):
         return _Proxy(node, self)
 
     def call_module(self, m, forward, args, kwargs):
+        wn = gcdbg_modcheck.traced_weight_norm(self, m, args, kwargs)  # nn.utils.weight_norm
+        if wn is not None:
+            return wn
         # nn.TransformerEncoderLayer is traced through (its slow path: norms, dropouts,
         # linears and the attention become nodes of their own), and so is an
         # nn.MultiheadAttention whose dropout draws in training, so that every draw is a
