@@ -5,7 +5,8 @@
   nn.utils.weight_norm and nn.utils.spectral_norm are forward pre-hooks that compute `.weight`
   (g * v / ||v||, w / sigma with a power-iteration step on the u/v buffers in training) before each
   call: exported silently, the trace held a Linear/Conv whose weight gcdbg could not find ("aten.linear:
-  argument weight: expected a tensor, got None").
+  argument weight: expected a tensor, got None"). weight_norm on a Linear/Conv, its only hook, is
+  traced instead (traced_weight_norm); every other hook is refused.
 * What gcdbg refuses for a module at run time and the exporter already knows (stages/modules_rnn.go:
   nn.LSTM/GRU/RNN(num_layers>1, dropout>0) in training draws masks the trace cannot record; nn.LSTM
   with proj_size): said at export, with the same text, read from module_refusals.json, which the
