@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,6 +90,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	torch := startTorch(stderr)
 	defer torch.close()
 	fmt.Fprintf(stdout, "machine: %d CPUs, %s\n", runtime.NumCPU(), loadAverage())
+	if w := busyWarning(runtime.NumCPU()); w != "" {
+		fmt.Fprintln(stdout, w)
+	}
 	fmt.Fprintf(stdout, "roofs: STREAM triad (OpenMP, best of %d runs) %.1f GB/s", triadRuns, triad)
 	if peak > 0 {
 		fmt.Fprintf(stdout, "; OpenBLAS sgemm 1024^3 (best of %d) %.1f GFLOP/s", triadRuns, peak)
@@ -275,6 +279,28 @@ func roofline(r benchRow, triad, peak float64) float64 {
 		return 0
 	}
 	return ideal / got
+}
+
+// busyWarning is a warning when the one-minute load average says other
+// processes use a quarter of the machine or more: both sides then lose
+// time to them, PyTorch's OpenMP threads far more than the compiled
+// kernels, and the same command's speedups varied 0.12x-117x between runs
+// on a loaded 2-core machine (examples/unseen2 finding 6).
+func busyWarning(cpus int) string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 1 {
+		return ""
+	}
+	load, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || load < 0.25*float64(cpus) {
+		return ""
+	}
+	return fmt.Sprintf("warning: load average %.2f on %d CPUs: other processes compete for the cores, so times and speedups vary from run to run "+
+		"(PyTorch's threads lose more to them than the compiled kernels); compare runs taken on a quiet machine", load, cpus)
 }
 
 func loadAverage() string {
