@@ -65,7 +65,7 @@ def weight_norm_hook(m):
             len(m._forward_pre_hooks) != 1:
         return None
     h = next(iter(m._forward_pre_hooks.values()))
-    if type(h).__name__ != "WeightNorm" or h.name != "weight":
+    if type(h).__name__ not in ("WeightNorm", "SpectralNorm") or h.name != "weight":
         return None
     return h
 
@@ -80,13 +80,22 @@ def traced_weight_norm(tracer, m, args, kwargs):
     if h is None:
         return None
     path = tracer.path_of_module(m)
+    x = args[0] if args else kwargs["input"]
+    if type(h).__name__ == "SpectralNorm":
+        # torch/nn/utils/spectral_norm.py's own computation, traced: the power iteration (in
+        # training) runs under torch.no_grad() and writes weight_u/weight_v through out=, which
+        # gcdbg_gradmode detaches as it does any no-grad block; then weight_orig / sigma
+        w = h.compute_weight(m, do_power_iteration=m.training)
+        b = tracer.create_proxy("get_attr", path + ".bias", (), {}) if m._parameters.get("bias") is not None else None
+        if isinstance(m, torch.nn.Linear):
+            return torch.nn.functional.linear(x, w, b)
+        return m._conv_forward(x, w, b)
     g = tracer.create_proxy("get_attr", path + ".weight_g", (), {})
     v = tracer.create_proxy("get_attr", path + ".weight_v", (), {})
     nd = m._parameters["weight_v"].dim()  # not m.weight_v: fx hands out a proxy while tracing
     dims = list(range(nd)) if h.dim == -1 else [d for d in range(nd) if d != h.dim % nd]
     w = v * (g / v.pow(2).sum(dims, keepdim=True).sqrt())
     b = tracer.create_proxy("get_attr", path + ".bias", (), {}) if m._parameters.get("bias") is not None else None
-    x = args[0] if args else kwargs["input"]
     if isinstance(m, torch.nn.Linear):
         return torch.nn.functional.linear(x, w, b)
     return m._conv_forward(x, w, b)

@@ -13,9 +13,7 @@ import (
 
 // Modules the exporter refuses before tracing (examples/unseen2/README.md,
 // findings 3 and 6): a module with a hook torch.fx would drop (a forward
-// hook; nn.utils.spectral_norm, a forward pre-hook that computes .weight:
-// exported silently, `gcdbg run` failed on "aten.conv2d: argument weight:
-// expected a tensor, got None"), and nn.LSTM(num_layers=2,
+// hook that changes the output), and nn.LSTM(num_layers=2,
 // dropout=0.2) in training, refused at export with the very text `gcdbg
 // run` gives (module_refusals.json, one home for both).
 func TestExportRefusesHooksAndLayerDropout(t *testing.T) {
@@ -25,7 +23,6 @@ func TestExportRefusesHooksAndLayerDropout(t *testing.T) {
 		want  []string
 	}{
 		{"../../../exporter/testdata/forward_hook.py", []string{"module '2'", "a forward hook", "<lambda>", "what to change:", ".remove()"}},
-		{"spectral_norm.py", []string{"module '0'", "forward pre-hook", "SpectralNorm", "what to change:", "torch.nn.utils.remove_spectral_norm(module)"}},
 		{"lstm_dropout.py", []string{"module 'rnn'", exporter.Refusal("rnn_dropout", "kind", "LSTM", "dropout", "0.2")}},
 	} {
 		out := filepath.Join(t.TempDir(), "m.json")
@@ -47,11 +44,14 @@ func TestExportRefusesHooksAndLayerDropout(t *testing.T) {
 	}
 }
 
-// nn.utils.weight_norm on a Linear or Conv is traced, not refused: weight =
-// v * (g / ||v||) becomes graph nodes (gcdbg_modcheck.traced_weight_norm)
-// and gcdbg's grads of weight_g and weight_v match PyTorch's
-// (examples/unseen2/repro/weight_norm.py failed at `gcdbg run` with
-// "aten.linear: argument weight: expected a tensor, got None").
+// nn.utils.weight_norm and spectral_norm on a Linear or Conv are traced,
+// not refused: weight = v * (g / ||v||), or spectral_norm's own
+// compute_weight (power iteration under no_grad writing weight_u/weight_v,
+// then weight_orig / sigma), become graph nodes
+// (gcdbg_modcheck.traced_weight_norm) and gcdbg's grads and buffer updates
+// match PyTorch's (examples/unseen2/repro/weight_norm.py and
+// spectral_norm.py failed at `gcdbg run` with "aten.linear: argument
+// weight: expected a tensor, got None").
 func TestWeightNormTraced(t *testing.T) {
 	for _, c := range []struct {
 		model string
@@ -60,6 +60,8 @@ func TestWeightNormTraced(t *testing.T) {
 	}{
 		{"../examples/unseen2/repro/weight_norm.py", []string{"0.weight_g", "0.weight_v", "0.bias"}, "cpu"},
 		{"testdata/weight_norm_mix.py", []string{"c1.weight_g", "c1.weight_v", "c2.weight_g", "c2.weight_v", "fc.weight_g", "fc.weight_v"}, "eager"},
+		// spectral_norm in training: the power iteration under no_grad updates weight_u/weight_v
+		{"../examples/unseen2/repro/spectral_norm.py", []string{"0.weight_orig", "0.bias"}, "cpu"},
 	} {
 		out := filepath.Join(t.TempDir(), "m.json")
 		if b, err := exec.Command(python(t), "gcdbg_export.py", c.model, "-o", out, "--runs", "0").CombinedOutput(); err != nil {
@@ -75,6 +77,17 @@ func TestWeightNormTraced(t *testing.T) {
 		}
 		if !res.OK {
 			t.Errorf("%s: does not match PyTorch:\n%s", c.model, res.Summary())
+		}
+		if strings.Contains(c.model, "spectral") {
+			n := 0
+			for _, b := range res.Graphs[0].Buffers {
+				if (b.Name == "0.weight_u" || b.Name == "0.weight_v") && b.VsExpected != nil && b.VsExpected.Match {
+					n++
+				}
+			}
+			if n != 2 {
+				t.Errorf("%s: weight_u/weight_v updates not both matched with PyTorch: %+v", c.model, res.Graphs[0].Buffers)
+			}
 		}
 		compared := map[string]bool{}
 		for _, g := range res.Graphs[0].Grads {
