@@ -779,7 +779,10 @@ class _RecordingShapeProp(ShapeProp):
 
     def run_node(self, n):
         self.current = n
-        result = super().run_node(n)
+        # a node the model made inside `with torch.no_grad():` runs under no_grad here too (a
+        # write with out= of a value requiring grad fails otherwise: spectral_norm's power step)
+        with torch.set_grad_enabled(torch.is_grad_enabled() and not gcdbg_gradmode.in_region(n)):
+            result = super().run_node(n)
         self.values[n.name] = result
         # the meta as the node made its value: a later in-place view op (x.unsqueeze_(0),
         # x.squeeze_()) changes the same tensor object's shape and strides
