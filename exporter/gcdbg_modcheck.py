@@ -5,8 +5,8 @@
   nn.utils.weight_norm and nn.utils.spectral_norm are forward pre-hooks that compute `.weight`
   (g * v / ||v||, w / sigma with a power-iteration step on the u/v buffers in training) before each
   call: exported silently, the trace held a Linear/Conv whose weight gcdbg could not find ("aten.linear:
-  argument weight: expected a tensor, got None"). weight_norm on a Linear/Conv, its only hook, is
-  traced instead (traced_weight_norm); every other hook is refused.
+  argument weight: expected a tensor, got None"). weight_norm or spectral_norm on a Linear/Conv, its
+  only hook, is traced instead (traced_weight_norm); every other hook is refused.
 * What gcdbg refuses for a module at run time and the exporter already knows (stages/modules_rnn.go:
   nn.LSTM/GRU/RNN(num_layers>1, dropout>0) in training draws masks the trace cannot record; nn.LSTM
   with proj_size): said at export, with the same text, read from module_refusals.json, which the
@@ -58,7 +58,7 @@ _WEIGHT_NORM_MODULES = (torch.nn.Linear, torch.nn.Conv1d, torch.nn.Conv2d, torch
 
 
 def weight_norm_hook(m):
-    """m's nn.utils.weight_norm pre-hook (a WeightNorm of .weight), when it is m's only hook and m
+    """m's nn.utils.weight_norm or spectral_norm pre-hook (WeightNorm / SpectralNorm of .weight), when it is m's only hook and m
     a Linear or Conv1d/2d/3d, whose call the tracer then writes out (traced_weight_norm); else
     None."""
     if not isinstance(m, _WEIGHT_NORM_MODULES) or m._forward_hooks or m._backward_hooks or \
