@@ -243,6 +243,8 @@ func (l *lowerer) call(n *ir.Node) error {
 		return l.sliceScatter(n, bound) // scatter.go
 	case op == "scatter_add":
 		return l.scatterAdd(n, bound)
+	case op == "scatter":
+		return l.scatterOverwrite(n, bound) // scatter.go
 	case op == "cat":
 		return l.cat(n, bound) // cat.go
 	case op == "select_scatter":

@@ -2,6 +2,7 @@ package loopir
 
 import (
 	"fmt"
+	"math"
 
 	"gcdbg/ir"
 	"gcdbg/tensor"
@@ -257,4 +258,55 @@ func (l *lowerer) finishPointwise(n *ir.Node, b *body, vars, out []Expr, t strin
 	l.p.Nodes = append(l.p.Nodes, b.node(v, Pointwise, out, nil, n.Name))
 	l.p.Values[n.Name] = v
 	return nil
+}
+
+// scatterOverwrite lowers scatter(self, dim, index, src | value) without
+// reduce= (moe routing's gates into a dense [N, E], the inverse of a
+// permutation, scatter's own gradient grad.scatter(dim, index, 0)) to an
+// extern call with generated C (render/scatter_extern.go, scatter_add's
+// loop): out = self, then for every index point p in index order along dim
+// out[p with dim = index[p]] = src[p] (or value), so with duplicate indices
+// the last write wins, as in PyTorch's CPU kernel; an index outside
+// [0, out.size(dim)) stops the worker naming the node, as PyTorch raises.
+// Forms it does not cover fall back: reduce=, an index narrower than self
+// off dim, a 0-d self, 16-bit floats, a floating value for an integer
+// tensor.
+func (l *lowerer) scatterOverwrite(n *ir.Node, bound []ir.Arg) error {
+	const op = "scatter"
+	self, _, err := l.value(bound[0])
+	index, _, err2 := l.value(bound[2])
+	m := n.Meta.Tensor
+	if err != nil || err2 != nil || self == nil || index == nil || m == nil || bound[5] != nil ||
+		index.DType.IsFloat() || len(m.Shape) == 0 || len(index.Sizes) != len(m.Shape) || len(self.Sizes) != len(m.Shape) ||
+		m.DType == tensor.Float16 || m.DType == tensor.BFloat16 {
+		return l.fallback(n, op, ir.KindIndex)
+	}
+	switch v := bound[3].(type) {
+	case *ir.Node:
+		src, _, err := l.value(v)
+		if err != nil || src == nil || len(src.Sizes) != len(m.Shape) || src.DType != m.DType {
+			return l.fallback(n, op, ir.KindIndex)
+		}
+	default:
+		val := bound[3]
+		if val == nil {
+			val = bound[4]
+		}
+		f, _, ok := number(val)
+		if _, isFloat := val.(float64); !ok || isFloat && !m.DType.IsFloat() || !isFloat && math.Abs(f) >= 1<<53 {
+			return l.fallback(n, op, ir.KindIndex)
+		}
+	}
+	rank := len(m.Shape)
+	dim, err := dimArg2(bound[1], rank)
+	if err != nil {
+		return fmt.Errorf("args[1]: %w", err)
+	}
+	out := l.sizesOf(m.Shape)
+	for d := range out {
+		if d != dim && (index.Sizes[d].String() != out[d].String()) {
+			return l.fallback(n, op, ir.KindIndex)
+		}
+	}
+	return l.extern(n, op, Extern)
 }

@@ -312,7 +312,7 @@ func (g *kernelGen) extern(n *loopir.Node) {
 		g.scanExtern(n, args, out, ob) // scan.go
 	case "cummax", "cummin":
 		g.cumExtremeExtern(n, args, out, ob) // cummax.go
-	case "scatter_add":
+	case "scatter_add", "scatter":
 		g.scatterAddExtern(n, args, out, ob) // scatter_extern.go
 	default:
 		g.fail("extern %s: no generated code for %s", n.Name, n.Op)

@@ -23,11 +23,17 @@ import (
 // atomics, and the result does not depend on the thread count. An index
 // outside [0, out.size(dim)) stops the worker naming the node, as
 // PyTorch raises.
+//
+// scatter (no reduce=, loopir/scatter.go) is the same loop with
+// out[..] = src[p] (or its value): each output element is written by one
+// thread in index order, so with duplicate indices the last write wins, as
+// in PyTorch's CPU kernel.
 func (g *kernelGen) scatterAddExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
 	if len(args) < 4 {
-		g.fail("scatter_add %s: 4 arguments expected", n.Name)
+		g.fail("%s %s: 4 arguments expected", n.Op, n.Name)
 		return
 	}
+	overwrite := n.Op == "scatter"
 	// An all-zero self is written, not read (below): it needs no memory
 	// (elideZeroFulls drops its kernel when nothing else reads it).
 	zero := zeroFull(args[0])
@@ -37,18 +43,36 @@ func (g *kernelGen) scatterAddExtern(n *loopir.Node, args []ir.Arg, out *storage
 	} else {
 		self = g.operand(args[0], "self")
 	}
-	ix, src := g.operand(args[2], "index"), g.operand(args[3], "src")
+	ix := g.operand(args[2], "index")
+	// src, or scatter's value (a number in src's place or value=)
+	var src *loopir.View
+	value := ""
+	if _, isNode := args[3].(*ir.Node); isNode || !overwrite {
+		src = g.operand(args[3], "src")
+	} else if v := args[3]; v != nil || len(args) > 4 && args[4] != nil {
+		if v == nil {
+			v = args[4]
+		}
+		switch x := v.(type) {
+		case float64:
+			value = g.literal(x, ob.DType)
+		case int64:
+			value = g.literal(float64(x), ob.DType)
+		case bool:
+			value = g.literal(map[bool]float64{true: 1}[x], ob.DType)
+		}
+	}
 	dim, ok := args[1].(int64)
-	if self == nil || ix == nil || src == nil || !ok {
-		g.fail("scatter_add %s: tensors and an int dim are needed", n.Name)
+	if self == nil || ix == nil || src == nil && value == "" || !ok {
+		g.fail("%s %s: tensors (or a value) and an int dim are needed", n.Op, n.Name)
 		return
 	}
 	rank := len(ob.Sizes)
 	if dim < 0 {
 		dim += int64(rank)
 	}
-	if rank == 0 || dim < 0 || dim >= int64(rank) || len(self.Sizes) != rank || len(ix.Sizes) != rank || len(src.Sizes) != rank {
-		g.fail("scatter_add %s: self, index, src and the result must have one rank and dim must lie in it", n.Name)
+	if rank == 0 || dim < 0 || dim >= int64(rank) || len(self.Sizes) != rank || len(ix.Sizes) != rank || src != nil && len(src.Sizes) != rank {
+		g.fail("%s %s: self, index, src and the result must have one rank and dim must lie in it", n.Op, n.Name)
 		return
 	}
 	d := int(dim)
@@ -84,14 +108,22 @@ func (g *kernelGen) scatterAddExtern(n *loopir.Node, args []ir.Arg, out *storage
 		unravel("i", d+1, rank)
 		return strings.Join(terms, " + ")
 	}
-	g.line("{ /* scatter_add along dim %d: out = self, then out[.., index[p], ..] += src[p] in index order; threads own output positions (no atomics) */", d)
+	if overwrite {
+		g.line("{ /* scatter along dim %d: out = self, then out[.., index[p], ..] = src[p] in index order (the last write wins); threads own output positions */", d)
+	} else {
+		g.line("{ /* scatter_add along dim %d: out = self, then out[.., index[p], ..] += src[p] in index order; threads own output positions (no atomics) */", d)
+	}
 	g.ind++
 	g.line("const int64_t NO = %s, K = %s, NI = %s, NJ = %s, N = NO * NJ * NI;", prod(ix.Sizes[:d]), g.e(ix.Sizes[d]),
 		prod(ix.Sizes[d+1:]), g.e(ob.Sizes[d]))
 	if !zero {
 		g.line("const %s *S = %s;", t, g.r.store[self.Buffer].c)
 	}
-	g.line("const %s *I = %s; const %s *X = %s; %s *Y = %s;", it, g.r.store[ix.Buffer].c, t, g.r.store[src.Buffer].c, t, out.c)
+	if src != nil {
+		g.line("const %s *I = %s; const %s *X = %s; %s *Y = %s;", it, g.r.store[ix.Buffer].c, t, g.r.store[src.Buffer].c, t, out.c)
+	} else {
+		g.line("const %s *I = %s; %s *Y = %s;", it, g.r.store[ix.Buffer].c, t, out.c)
+	}
 	// out = self (self over the result's sizes, through its own strides)
 	g.line("#pragma omp parallel for if(N > 32768)")
 	g.line("for (int64_t f = 0; f < N; f++) {")
@@ -134,8 +166,15 @@ func (g *kernelGen) scatterAddExtern(n *loopir.Node, args []ir.Arg, out *storage
 	g.line("      for (int64_t i = b * 64; i < (b * 64 + 64 < NI ? b * 64 + 64 : NI); i++) {")
 	g.ind += 4
 	g.line("const int64_t j = (int64_t)I[%s];", at(ix, "k"))
-	g.line("if (__builtin_expect(j < 0 || j >= NJ, 0)) gcdbg_oob(\"%s\", \"an index of the scatter_add result along dim %d\", j, NJ);", node, d)
-	g.line("Y[(o * NJ + j) * NI + i] += X[%s];", at(src, "k"))
+	g.line("if (__builtin_expect(j < 0 || j >= NJ, 0)) gcdbg_oob(\"%s\", \"an index of the %s result along dim %d\", j, NJ);", node, n.Op, d)
+	switch {
+	case src == nil:
+		g.line("Y[(o * NJ + j) * NI + i] = %s;", value)
+	case overwrite:
+		g.line("Y[(o * NJ + j) * NI + i] = X[%s];", at(src, "k"))
+	default:
+		g.line("Y[(o * NJ + j) * NI + i] += X[%s];", at(src, "k"))
+	}
 	g.ind -= 4
 	g.line("      }")
 	g.ind--
