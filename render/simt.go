@@ -297,4 +297,5 @@ var hostOnlyOps = map[string]bool{
 	"adaptive_avg_pool2d": true, "adaptive_avg_pool2d_backward": true,
 	"max_pool3d_with_indices": true, "adaptive_max_pool3d_with_indices": true, "max_unpool3d": true, "adaptive_max_pool3d_backward": true, // pool_nd.go
 	"scatter_add": true, // scatter_extern.go (a long index; a short one is a reduction)
+	"scatter":     true, // scatter_extern.go (no reduce=, loopir/scatter.go)
 }
