@@ -28,6 +28,16 @@ func Compiles(op string) bool {
 	return d.Kind == ir.KindPointwise
 }
 
+// CompilesPartly says, for a core op that Compiles does not list but the
+// loop IR compiles in its common forms, which forms those are ("" for any
+// other op): gcdbg ops --coverage prints it.
+func CompilesPartly(op string) string {
+	return map[string]string{
+		"scatter":     "without reduce= (generated C, scatter.go); reduce=, 16-bit floats, an index narrower than self off dim run as an eager fallback",
+		"scatter_add": "with a short index as a reduction, a long one as generated C (scatter.go); a long index into bool or 16-bit floats, an index narrower than self off dim run as an eager fallback",
+	}[op]
+}
+
 // RunBuffers executes p one kernel per node and returns every buffer it
 // holds afterwards (inputs, constants and each node's result), by name:
 // the values a debugger compares node by node with the eager interpreter.

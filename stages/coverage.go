@@ -84,6 +84,8 @@ func Coverage() []CoverageRow {
 			r.How = "folded at compile time (a Python value)"
 		case ir.IsCore(d.Name) && loopir.Compiles(op):
 			r.How = "core op, compiled"
+		case ir.IsCore(d.Name) && loopir.CompilesPartly(op) != "":
+			r.How = "core op, compiled " + loopir.CompilesPartly(op)
 		case ir.IsCore(d.Name):
 			r.How = "core op, runs as an eager fallback inside compiled code"
 		default:
