@@ -2,7 +2,8 @@
 # QK^T epilogue (scale, mask) runs per batch right after its GEMM and whose PV result is
 # written straight into the output (the identity copy of the view dropped); a product read
 # transposed by its epilogue (which must stay a nest after all batches); a batch count that
-# does not share evenly over two threads (3). The inputs hold NaN, +Inf and -Inf, so rows of
+# does not share evenly over two threads (3); a Linear on a 3-D input, whose mm result is viewed
+# back to 3-D (that copy is dropped too: the mm writes the output). The inputs hold NaN, +Inf and -Inf, so rows of
 # the softmax turn NaN exactly where PyTorch's do.
 #
 #     /usr/bin/python3 exporter/gcdbg_export.py runner/testdata/models/attention_bmm.py \
@@ -20,6 +21,7 @@ class M(nn.Module):
     def __init__(self, T):
         super().__init__()
         self.register_buffer("mask", torch.tril(torch.ones(T, T)).view(1, 1, T, T))
+        self.proj = nn.Linear(8, 5, bias=False)
 
     def forward(self, q, k, v, a, b):
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(q.shape[-1]))
@@ -28,7 +30,8 @@ class M(nn.Module):
         y = att @ v
         t = (q @ k.transpose(-2, -1)).transpose(-2, -1) * 2.0 + 1.0
         z = torch.bmm(a, b) - 0.5
-        return y, t, z
+        p = self.proj(v[0])  # [4, 16, 8] @ [8, 5]^T: an mm on the flattened rows, viewed back
+        return y, t, z, p
 
 
 def make():
