@@ -43,6 +43,18 @@ def _how(a, b):
     return "%d of %d elements differ" % (int((a != b).sum()), a.numel())
 
 
+def scribble(values):
+    """Allocate, fill with 0xFF bytes (a NaN in every float dtype) and free one block the size of
+    each tensor in values (a shape propagation's node values: every intermediate size): a read of
+    uninitialised memory in the next run then finds NaN where the first run found whatever the
+    heap held (often zeros, or the same stale bits, which a bitwise comparison cannot catch)."""
+    junk = []
+    for v in values:
+        if isinstance(v, torch.Tensor) and v.numel() > 0:
+            junk.append(torch.empty(v.numel() * v.element_size(), dtype=torch.uint8).fill_(0xFF))
+    del junk
+
+
 def unstable(first, second):
     """first, second: (outs, grads, buffers after) of two reference runs from the same state.
     Returns {"outputs/<i>" | "grads/<name>" | "buffers/<name>": how the runs differ} for every

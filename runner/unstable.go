@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"gcdbg/verdict"
 )
 
 // PyTorch's reference that disagrees with itself (expected.unstable: the
@@ -52,6 +54,16 @@ func noteUnstable(r *references, gr *GraphResult) {
 	}
 	note := "PyTorch's reference disagrees with itself: two identical PyTorch runs (same inputs, parameters, buffers and random draws) gave different values for " +
 		strings.Join(parts, ", ") + "; the recorded value is one of several, so these are not compared with PyTorch (gcdbg's are judged against its own float64 reference and eager run)"
+	// A value of the same backward can hold the same garbage in both runs
+	// (stale memory that happened to repeat): a mismatch against PyTorch
+	// in this graph says so first.
+	suspect := "PyTorch's reference disagrees with itself elsewhere in this graph (" + strings.Join(keys, ", ") +
+		"), and bad values can reach this one unchanged between runs: suspect PyTorch's value first; "
+	gr.Judgements(func(_, against string, j *verdict.Judgement) {
+		if against == "vs PyTorch" && !j.Match && !strings.HasPrefix(j.Why, suspect) {
+			j.Why = suspect + j.Why
+		}
+	})
 	switch {
 	case strings.Contains(gr.NotComparedWithPyTorch, note): // judged again (a second backend)
 		return
