@@ -1255,6 +1255,7 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
     torch.set_rng_state(rng)
     # the same run again, from the same state: a value that is not bitwise the same is no
     # reference (PyTorch reading uninitialised memory): expected.unstable lists it
+    gcdbg_selfcheck.scribble(list(values.values()) + list(grads.values()))
     outs2, grads2, _ = compute_expected(fn, example_inputs, grad_params, placeholders)
     after2 = {k: b.detach().clone() for k, b in buffers.items()
               if b._version != versions[k] or not torch.equal(b, snapshot[k])}
