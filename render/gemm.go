@@ -308,10 +308,8 @@ func (g *kernelGen) extern(n *loopir.Node) {
 		g.maxPoolIndicesBackward(n, args, out, ob)
 	case "sort", "topk":
 		g.sortExtern(n, args, out, ob)
-	case "cumsum", "cumprod", "logcumsumexp":
-		g.scanExtern(n, args, out, ob) // scan.go
-	case "cummax", "cummin":
-		g.cumExtremeExtern(n, args, out, ob) // cummax.go
+	case "cumsum", "cumprod", "logcumsumexp", "cummax", "cummin":
+		g.scanExtern(n, args, out, ob) // scan.go, cummax.go
 	case "scatter_add", "scatter":
 		g.scatterAddExtern(n, args, out, ob) // scatter_extern.go
 	default:

@@ -18,8 +18,10 @@ import (
 
 type scanPlan struct {
 	dim                      int
-	R, NO, sx, so, si, accTy string // si: the indices' stride along dim (cummax/cummin)
-	init, step               string // "0", "+=" for cumsum; "1", "*=" for cumprod; "-INFINITY", "" for logcumsumexp
+	R, NO, sx, so, si, accTy string   // si: the indices' stride along dim (cummax/cummin)
+	ist                      *storage // cummax/cummin's int64 indices (cummax.go); nil for the value scans
+	i64                      string   // the dialect's int64 type
+	init, step               string   // "0", "+=" for cumsum; "1", "*=" for cumprod; "-INFINITY", "" for logcumsumexp
 	unravel                  []string
 }
 
@@ -37,15 +39,21 @@ func (sp scanPlan) update(v string) string {
 		"acc = (mn_ != mx_ || isfinite(mn_)) ? log1p(exp(mn_ - mx_)) + mx_ : v_; }", sp.accTy, v)
 }
 
-// ib, when not nil, is a second output of ob's shape (cummax's indices,
-// render/cummax.go): the unravel lines then step its offset io too.
-func (g *kernelGen) scanPlan(n *loopir.Node, args []ir.Arg, x *loopir.View, ob, ib *loopir.Buffer) (scanPlan, bool) {
-	sp := scanPlan{init: "0", step: "+="}
+// cummax and cummin (cummax.go) have a second output, the indices: the
+// unravel lines then step its offset io too.
+func (g *kernelGen) scanPlan(n *loopir.Node, args []ir.Arg, x *loopir.View, ob *loopir.Buffer) (scanPlan, bool) {
+	sp := scanPlan{init: "0", step: "+=", i64: g.ctype(tensor.Int64)}
+	var ib *loopir.Buffer
 	switch n.Op {
 	case "cumprod":
 		sp.init, sp.step = "1", "*="
 	case "logcumsumexp":
 		sp.init, sp.step = "-INFINITY", ""
+	case "cummax", "cummin":
+		var ok bool
+		if ib, sp.ist, ok = g.cumExtremeIndices(n, x, ob); !ok {
+			return sp, false
+		}
 	}
 	dim, ok := args[1].(int64)
 	if !ok {
@@ -91,18 +99,39 @@ func (g *kernelGen) scanPlan(n *loopir.Node, args []ir.Arg, x *loopir.View, ob, 
 	return sp, true
 }
 
-// scanExtern writes the cumsum or cumprod of n into out.
+// row is a scan's per-row C: the offsets' declaration (it their type), the
+// running state's, and the step at position j that stores the prefix.
+func (sp scanPlan) row(op, t, it string, out *storage) (offsets, state, step string) {
+	if sp.ist != nil { // cummax, cummin
+		return it + " rem = o, xo = 0, vo = 0, io = 0;", fmt.Sprintf("%s v_ = 0; %s a_ = 0;", t, it),
+			cumExtremeStep(op, t, sp, out.c)
+	}
+	return it + " rem = o, xo = 0, vo = 0;", fmt.Sprintf("%s acc = %s;", sp.accTy, sp.init),
+		fmt.Sprintf("%s %s[vo + j * (%s)] = (%s)acc;", sp.update(fmt.Sprintf("(%s)X[xo + j * (%s)]", sp.accTy, sp.sx)), out.c, sp.so, t)
+}
+
+// what names the running state in the kernel's comment.
+func (sp scanPlan) what() string {
+	if sp.ist != nil {
+		return "the extremum and its index (NaN sticks, ties take the latest index)"
+	}
+	return "the running value in " + sp.accTy
+}
+
+// scanExtern writes the cumsum, cumprod, logcumsumexp, cummax or cummin of
+// n into out (and cummax's indices into its second output).
 func (g *kernelGen) scanExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
 	x := g.operand(args[0], n.Op+" self")
 	if x == nil {
 		return
 	}
-	sp, ok := g.scanPlan(n, args, x, ob, nil)
+	sp, ok := g.scanPlan(n, args, x, ob)
 	if !ok {
 		return
 	}
 	t, xt := g.ctype(ob.DType), g.ctype(x.DType)
-	g.line("/* %s %s along dim %d: one linear scan per row, the running value in %s */", n.Op, n.Name, sp.dim, sp.accTy)
+	offsets, state, step := sp.row(n.Op, t, "int64_t", out)
+	g.line("/* %s %s along dim %d: one linear scan per row, %s */", n.Op, n.Name, sp.dim, sp.what())
 	g.line("{")
 	g.ind++
 	g.line("const int64_t R = %s, NO = %s;", sp.R, sp.NO)
@@ -110,19 +139,19 @@ func (g *kernelGen) scanExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *
 	g.line("#pragma omp parallel for if(NO > 1 && NO * R > 16384)")
 	g.line("for (int64_t o = 0; o < NO; o++) {")
 	g.ind++
-	g.line("int64_t rem = o, xo = 0, vo = 0;")
+	g.line("%s", offsets)
 	for _, l := range sp.unravel {
 		g.line("%s", l)
 	}
-	g.line("%s acc = %s;", sp.accTy, sp.init)
-	g.line("for (int64_t j = 0; j < R; j++) { %s %s[vo + j * (%s)] = (%s)acc; }", sp.update(fmt.Sprintf("(%s)X[xo + j * (%s)]", sp.accTy, sp.sx)), out.c, sp.so, t)
+	g.line("%s", state)
+	g.line("for (int64_t j = 0; j < R; j++) { %s }", step)
 	g.ind--
 	g.line("}")
 	g.ind--
 	g.line("}")
 }
 
-// scanSIMT is cumsum/cumprod on the GPU: one thread per row, each scanning its row
+// scanSIMT is a scan on the GPU: one thread per row, each scanning its row
 // in order (the same sums, in the same order, as the C scan); the kernel's
 // other members run at every point the thread stores.
 func (g *simtGen) scanSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
@@ -130,7 +159,7 @@ func (g *simtGen) scanSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loop
 	if x == nil {
 		return
 	}
-	sp, ok := g.scanPlan(n, args, x, ob, nil)
+	sp, ok := g.scanPlan(n, args, x, ob)
 	if !ok {
 		return
 	}
@@ -142,19 +171,20 @@ func (g *simtGen) scanSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loop
 	}
 	t, xt, it, d := g.ctype(ob.DType), g.ctype(x.DType), g.idxType(), g.r.d
 	g.launch = Launch{Shape: "pointwise", Units: g.r.sizeText(loopir.Mul(append([]loopir.Expr{loopir.C(1)}, other...)...)), PerGroup: simtBlock, Block: simtBlock}
-	g.line("/* %s %s along dim %d: one thread scans each row, the running value in %s */", n.Op, n.Name, sp.dim, sp.accTy)
+	offsets, state, step := sp.row(n.Op, t, it, out)
+	g.line("/* %s %s along dim %d: one thread scans each row, %s */", n.Op, n.Name, sp.dim, sp.what())
 	g.line("const %s R = %s, NO = %s;", it, sp.R, sp.NO)
 	g.line("const %s *X = %s;", d.BufferQualifier+xt, g.ptr(x))
 	g.line("for (%s o = %s; o < NO; o += %s) {", it, d.GlobalIdx, d.GlobalSize)
 	g.ind++
-	g.line("%s rem = o, xo = 0, vo = 0;", it)
+	g.line("%s", offsets)
 	for _, l := range sp.unravel {
 		g.line("%s", l)
 	}
-	g.line("%s acc = %s;", sp.accTy, sp.init)
+	g.line("%s", state)
 	g.line("for (%s j = 0; j < R; j++) {", it)
 	g.ind++
-	g.line("%s %s[vo + j * (%s)] = (%s)acc;", sp.update(fmt.Sprintf("(%s)X[xo + j * (%s)]", sp.accTy, sp.sx)), out.c, sp.so, t)
+	g.line("%s", step)
 	g.epilogue(n, "(vo + j * ("+sp.so+"))")
 	g.ind--
 	g.line("}")

@@ -32,10 +32,8 @@ func (g *simtGen) extern(n *loopir.Node) {
 		g.convSIMT(n, args, out, ob)
 	case "sort", "topk":
 		g.sortSIMT(n, args, out, ob)
-	case "cumsum", "cumprod", "logcumsumexp":
-		g.scanSIMT(n, args, out, ob) // scan.go
-	case "cummax", "cummin":
-		g.cumExtremeSIMT(n, args, out, ob) // cummax.go
+	case "cumsum", "cumprod", "logcumsumexp", "cummax", "cummin":
+		g.scanSIMT(n, args, out, ob) // scan.go, cummax.go
 	default:
 		g.fail("extern %s: no generated GPU code for %s", n.Name, n.Op)
 	}
