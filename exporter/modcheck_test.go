@@ -8,7 +8,6 @@ import (
 
 	"gcdbg/exporter"
 	"gcdbg/runner"
-	"gcdbg/trace"
 )
 
 // Modules the exporter refuses before tracing (examples/unseen2/README.md,
@@ -63,14 +62,7 @@ func TestWeightNormTraced(t *testing.T) {
 		// spectral_norm in training: the power iteration under no_grad updates weight_u/weight_v
 		{"../examples/unseen2/repro/spectral_norm.py", []string{"0.weight_orig", "0.bias"}, "cpu"},
 	} {
-		out := filepath.Join(t.TempDir(), "m.json")
-		if b, err := exec.Command(python(t), "gcdbg_export.py", c.model, "-o", out, "--runs", "0").CombinedOutput(); err != nil {
-			t.Fatalf("%s: export failed: %v\n%s", c.model, err, b)
-		}
-		tr, err := trace.Load(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr := exportLoad(t, c.model)
 		res, err := runner.Run(tr, runner.Options{Runs: 1, Device: c.dev})
 		if err != nil {
 			t.Fatalf("%s: %v", c.model, err)

@@ -36,14 +36,7 @@ func TestNoGradBlocksDetached(t *testing.T) {
 		// items of a tuple made inside the block (LSTM, chunk), indexed outside it
 		{"testdata/no_grad_tuple.py", false, []string{"rnn.weight_ih_l0", "rnn.bias_hh_l0"}, 2},
 	} {
-		out := filepath.Join(t.TempDir(), "m.json")
-		if b, err := exec.Command(python(t), "gcdbg_export.py", c.model, "-o", out, "--runs", "0").CombinedOutput(); err != nil {
-			t.Fatalf("%s: export failed: %v\n%s", c.model, err, b)
-		}
-		tr, err := trace.Load(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr := exportLoad(t, c.model)
 		g := tr.Graphs[0]
 		detaches := 0
 		for _, n := range g.Nodes {
@@ -93,6 +86,21 @@ func TestNoGradBlocksDetached(t *testing.T) {
 			}
 		}
 	}
+}
+
+// exportLoad exports model (a path from exporter/) with the system PyTorch
+// and loads the trace.
+func exportLoad(t *testing.T, model string) *trace.Trace {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "m.json")
+	if b, err := exec.Command(python(t), "gcdbg_export.py", model, "-o", out, "--runs", "0").CombinedOutput(); err != nil {
+		t.Fatalf("%s: export failed: %v\n%s", model, err, b)
+	}
+	tr, err := trace.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }
 
 // A tuple a call returns inside a no-grad block and returned whole cannot

@@ -1,13 +1,10 @@
 package exporter_test
 
 import (
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"gcdbg/runner"
-	"gcdbg/trace"
 )
 
 // The exporter runs PyTorch's reference twice from the same state and
@@ -18,14 +15,7 @@ import (
 // comparing them and blaming its own semantics, and still judges them
 // against its own float64 reference.
 func TestUnstableReferenceNotBlamedOnGcdbg(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "m.json")
-	if b, err := exec.Command(python(t), "gcdbg_export.py", "testdata/unstable_ref.py", "-o", out, "--runs", "0").CombinedOutput(); err != nil {
-		t.Fatalf("export failed: %v\n%s", err, b)
-	}
-	tr, err := trace.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := exportLoad(t, "testdata/unstable_ref.py")
 	ex := tr.Graphs[0].Expected
 	for _, k := range []string{"outputs/0", "grads/fc.weight", "grads/fc.bias"} {
 		if ex == nil || !strings.Contains(ex.Unstable[k], "differ") {
