@@ -158,16 +158,9 @@ func (l *lowerer) scatterAdd(n *ir.Node, bound []ir.Arg) error {
 		index.DType.IsFloat() || len(m.Shape) == 0 || len(index.Sizes) != len(m.Shape) || len(src.Sizes) != len(m.Shape) {
 		return l.fallback(n, op, ir.KindIndex)
 	}
-	rank := len(m.Shape)
-	dim, err := dimArg2(bound[1], rank)
-	if err != nil {
-		return fmt.Errorf("args[1]: %w", err)
-	}
-	out := l.sizesOf(m.Shape)
-	for d := range out {
-		if d != dim && (index.Sizes[d].String() != out[d].String()) {
-			return l.fallback(n, op, ir.KindIndex)
-		}
+	dim, out, fits, err := l.scatterDim(n, bound, index)
+	if err != nil || !fits {
+		return l.fallbackUnless(err, n, op)
 	}
 	k, ok := index.Sizes[dim].(Const)
 	if !ok || k.V < 1 || k.V > maxScatterAddIndex {
@@ -297,16 +290,32 @@ func (l *lowerer) scatterOverwrite(n *ir.Node, bound []ir.Arg) error {
 			return l.fallback(n, op, ir.KindIndex)
 		}
 	}
-	rank := len(m.Shape)
-	dim, err := dimArg2(bound[1], rank)
-	if err != nil {
-		return fmt.Errorf("args[1]: %w", err)
-	}
-	out := l.sizesOf(m.Shape)
-	for d := range out {
-		if d != dim && (index.Sizes[d].String() != out[d].String()) {
-			return l.fallback(n, op, ir.KindIndex)
-		}
+	if _, _, fits, err := l.scatterDim(n, bound, index); err != nil || !fits {
+		return l.fallbackUnless(err, n, op)
 	}
 	return l.extern(n, op, Extern)
+}
+
+// scatterDim is a scatter's dim (args[1]) and result sizes; fits says the
+// index has the result's sizes off dim, the forms the loop IR compiles.
+func (l *lowerer) scatterDim(n *ir.Node, bound []ir.Arg, index *View) (dim int, out []Expr, fits bool, err error) {
+	m := n.Meta.Tensor
+	if dim, err = dimArg2(bound[1], len(m.Shape)); err != nil {
+		return 0, nil, false, fmt.Errorf("args[1]: %w", err)
+	}
+	out = l.sizesOf(m.Shape)
+	for d := range out {
+		if d != dim && index.Sizes[d].String() != out[d].String() {
+			return dim, out, false, nil
+		}
+	}
+	return dim, out, true, nil
+}
+
+// fallbackUnless returns err, or when it is nil makes n an eager fallback.
+func (l *lowerer) fallbackUnless(err error, n *ir.Node, op string) error {
+	if err != nil {
+		return err
+	}
+	return l.fallback(n, op, ir.KindIndex)
 }

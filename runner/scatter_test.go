@@ -1,12 +1,6 @@
 package runner
 
-import (
-	"testing"
-
-	"gcdbg/loopir"
-	"gcdbg/stages"
-	"gcdbg/trace"
-)
+import "testing"
 
 // scatter (no reduce=) compiles to generated C (testdata/models/
 // scatter_overwrite.py, exported from PyTorch 1.13 in training): an MoE's
@@ -17,31 +11,9 @@ import (
 // index, 0)). No scatter is an eager fallback, and the compiled program
 // matches PyTorch's outputs and gradients.
 func TestScatterCompiles(t *testing.T) {
-	tr, err := trace.Load("testdata/scatter_overwrite.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	units, err := stages.Run(tr, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	scatters := 0
-	for _, lp := range units[0].Programs {
-		for _, n := range lp.Loops.Nodes {
-			if n.Op == "scatter" {
-				if n.Kind != loopir.Extern {
-					t.Errorf("%s graph: scatter node %s is %s, want an extern", lp.Role, n.Name, n.Kind)
-				}
-				scatters++
-			}
-		}
-	}
-	if scatters < 11 { // the model's eight, the backward's self gradients
-		t.Errorf("%d scatter externs, want at least 11", scatters)
-	}
-	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
+	externs, res := externModel(t, "testdata/scatter_overwrite.json", "scatter")
+	if externs < 11 { // the model's eight, the backward's self gradients
+		t.Errorf("%d scatter externs, want at least 11", externs)
 	}
 	if !res.OK || len(res.Graphs[0].Outputs) != 9 || len(res.Graphs[0].Grads) != 3 {
 		t.Errorf("compiled scatter does not match PyTorch:\n%s", res.Summary())
