@@ -137,6 +137,9 @@ type Expected struct {
 	// for bit in a second identical run ("outputs/0", "grads/fc.weight",
 	// "buffers/bn.running_mean" -> how they differed): no reference there.
 	Unstable map[string]string
+	// NoGrad names the targets PyTorch gave no gradient (None): zero by
+	// structure, so gcdbg's gradient there must be zero.
+	NoGrad map[string]bool
 }
 
 // Timing is the producer's eager timing (medians, milliseconds).

@@ -91,6 +91,9 @@ func (r *references) expected(w what) *tensor.Tensor {
 			return r.exp.Outputs[w.index]
 		}
 	case "grad":
+		if r.exp.Grads[w.name] == nil && r.exp.NoGrad[w.name] {
+			return r.noGradZero(w)
+		}
 		return r.exp.Grads[w.name]
 	case "buffer":
 		if t := r.exp.Buffers[w.name]; t != nil {
@@ -130,6 +133,9 @@ func (r *references) judge(w what, got *tensor.Tensor) (vsExpected, vsEager *ver
 		j := verdict.Judge(verdict.Input{Result: got, Against: pt, Ref64: f64, RefNote: note, Baselines: base,
 			Independent: pt, Noise: noise})
 		vsExpected = &j
+		if !j.Match && w.kind == "grad" && r.exp.Grads[w.name] == nil {
+			j.Why = "PyTorch gives this no gradient (None: expected.no_grad; nothing from it reaches an output that needs grad, e.g. through torch.no_grad()), so its gradient is zero, and gcdbg's is not; " + j.Why
+		}
 		if j.Check != nil && !j.Check.Agree {
 			// PyTorch computes something else: its distance from F says
 			// nothing about float32 rounding, so it is no baseline for

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"gcdbg/tensor"
 	"gcdbg/verdict"
 )
 
@@ -71,4 +72,15 @@ func noteUnstable(r *references, gr *GraphResult) {
 		note = gr.NotComparedWithPyTorch + "; " + note
 	}
 	gr.NotComparedWithPyTorch = note
+}
+
+// noGradZero is PyTorch's gradient of a target it gave none (None, listed
+// in expected.no_grad): zero, in the shape and dtype of gcdbg's eager
+// gradient (nil when that run has none).
+func (r *references) noGradZero(w what) *tensor.Tensor {
+	n := w.pick(r.native)
+	if n == nil {
+		return nil
+	}
+	return tensor.New(n.DType, n.Shape...)
 }

@@ -522,6 +522,9 @@ func (d *decoder) expected(v any, g *ir.Graph, params map[string]bool) (*ir.Expe
 	if e := d.expectedUnstable(o, ex); e != nil {
 		return nil, e
 	}
+	if e := d.expectedNoGrad(o, g, params, ex); e != nil {
+		return nil, e
+	}
 	return ex, nil
 }
 
