@@ -1272,6 +1272,13 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
         expected["grad_outputs"] = "ones"
         expected["grads"] = {k: store.tensor(g, "%s/expected/grads/%s" % (gname, k))
                              for k, g in grads.items()}
+        # the targets PyTorch gave no gradient (None: nothing from them reaches an output that
+        # needs grad): gcdbg's must be zero there, which it checks without a zero tensor here
+        none = [k for k in list(grad_params) + [placeholders[i] for i, x in enumerate(example_inputs)
+                                                if isinstance(x, torch.Tensor) and x.requires_grad]
+                if k not in grads]
+        if none:
+            expected["no_grad"] = none
     if after:
         expected["buffers"] = {k: store.tensor(v, "%s/expected/buffers/%s" % (gname, k))
                                for k, v in after.items()}
