@@ -911,8 +911,8 @@ def compute_expected(fn, inputs, grad_params, input_names):
         if loss is not None and targets:
             gs = torch.autograd.grad(loss, [t for _, t in targets], allow_unused=True)
             # a target PyTorch gives no gradient (None: unused, or used only inside a no_grad
-            # block) is left out of expected.grads: gcdbg compares nothing there, where a zero
-            # tensor would claim "gradient 0" for a parameter that got none
+            # block) is left out of expected.grads, where a zero tensor would claim "gradient 0"
+            # for a parameter that got none; export_graph names it in expected.no_grad
             for (k, t), g in zip(targets, gs):
                 if g is not None:
                     grads[k] = g
