@@ -3,7 +3,8 @@
 # checked: top-2 gates scattered into a dense [N, E] along dim 1 (an MoE router), the inverse of a
 # permutation along dim 0 (torch.empty_like(v).scatter(0, order, v)), duplicate indices along
 # dim 1 and dim 0 (the last write in index order wins, as in PyTorch's CPU kernel), a transposed
-# (strided) src, a long index (40 entries into 10 rows), the value form on float, bool and int64.
+# (strided) src, a transposed self with a src larger than the index, an expanded (stride-0) index,
+# a long index (40 entries into 10 rows), the value form on float, bool and int64.
 import torch
 from torch import nn
 
@@ -33,8 +34,10 @@ class M(nn.Module):
         d = self.w.scatter(1, self.dup1, -1.5)
         e = torch.zeros(5, 6, dtype=torch.bool).scatter(1, self.dup1, True)
         f = self.dup1.scatter(1, self.dup1[:, 1:3] % 4, 7)
-        loss = (dense * logits).sum() + (inv * inv).sum() + (a * a).sum() + b.tanh().sum() + d.sum()
-        return loss, dense, inv, a, b, c, d, e, f
+        g = self.w.t().scatter(0, self.dup1.t()[:3], x[:4, :5] * 1.5)
+        h = torch.zeros_like(self.w).scatter(1, self.dup1[:, :1].expand(5, 3), self.s.t()[:, :3])
+        loss = (dense * logits).sum() + (inv * inv).sum() + (a * a).sum() + b.tanh().sum() + d.sum() + (g * h.t()[:6]).sum()
+        return loss, dense, inv, a, b, c, d, e, f, g, h
 
 
 def make():
