@@ -58,6 +58,14 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gcdbg bench [TRACE ...] [--runs N]   (default: fixtures/*.json, else the embedded example)")
 		fs.PrintDefaults()
+		fmt.Fprint(stderr, `
+PyTorch eager is timed live (exporter/bench_eager.py) before and after each compiled run, both
+sides under one OpenMP environment: OMP_NUM_THREADS (yours, else the CPUs this process may use)
+and OMP_WAIT_POLICY (yours, else passive on 4 CPUs or fewer). A trace PyTorch cannot rebuild
+uses its recorded time ("recorded") and is left out of the gmeans when others were measured.
+Kernels choose their candidates by measurement unless GCDBG_AUTOTUNE=0 (GCDBG_CHOICE=N forces
+one). A load average of a quarter of the CPUs or more prints a warning: times then vary.
+`)
 	}
 	paths, err := parseFlagsMulti(fs, args, stderr)
 	if err != nil {
