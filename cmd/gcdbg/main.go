@@ -27,8 +27,9 @@ Usage:
                                                 interpreter with eager) and compare every output and grad
                                                 with PyTorch's expected values; DIR is from gcdbg compile;
                                                 --input checks guards on other inputs and recompiles
-  gcdbg bench  [TRACE ...]                      compiled time vs PyTorch eager per trace, and each
-                                                pointwise kernel's bandwidth vs a STREAM triad
+  gcdbg bench  [TRACE ...]                      compiled time vs PyTorch eager per trace (both under one
+                                                OpenMP environment), and the kernels' bandwidth and
+                                                GFLOP/s vs a STREAM triad and OpenBLAS sgemm
   gcdbg dump   [TRACE] [--stage NAME] [--graph NAME] [--form fx|readable]
                                                 print one stage's artifact (default stage: captured)
   gcdbg report [TRACE] -o DIR                   write DIR/index.html: every stage side by side, fusion
@@ -61,6 +62,15 @@ stage and run's kernel table show it with the timings that decided it.
 GCDBG_AUTOTUNE=0 (or run --autotune=false) measures nothing and uses no cached
 choice: every kernel runs its default, for deterministic CI. GCDBG_CHOICE=N
 runs alternative N of every kernel that has it (to compare candidates).
+
+Environment: GCDBG_CACHE_DIR the build cache (default: the user cache
+directory's gcdbg; the measured choices live in its choices/, which gcdbg cache
+clear leaves); CC the C compiler (default cc); GCDBG_CC_TIMEOUT one
+compilation's limit (a Go duration or seconds, default 5m); OMP_NUM_THREADS and
+OMP_WAIT_POLICY for the compiled kernels and bench's PyTorch alike (default: the
+CPUs this process may use; passive on 4 CPUs or fewer); GCDBG_OPENCL_DEVICE
+picks an OpenCL device by name (docs/gpu.md); GCDBG_CRASH_DIR where a crash's
+stack is written (default: the temp folder).
 
 Exit status of run: 0 every output, gradient and buffer matches (the accuracy verdict, docs/verdict.md), 1 some mismatch, 2 the input
 could not be read or run.
