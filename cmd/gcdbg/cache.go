@@ -17,6 +17,7 @@ func cmdCache(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gcdbg cache [clear] [--dir DIR]")
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "The kernels' measured choices (DIR/choices/, see gcdbg help) are neither counted nor cleared; GCDBG_AUTOTUNE=0 ignores them.")
 	}
 	pos, err := parseFlags(fs, args, stderr)
 	if err != nil {
