@@ -113,6 +113,16 @@ def cut_no_grad(gm, values, user_line=lambda n: ""):
         w = _writes(n)
         if w is None:
             continue
+        dst = n.kwargs.get("out") if w == "out" else (n.args[0] if n.args else None)
+        dv = values.get(dst.name) if isinstance(dst, torch.fx.Node) else None
+        if _is_tensor(dv) and dv.requires_grad:
+            raise ValueError(
+                "node %r%s writes in place, inside a no-grad block (with torch.no_grad(): ...), into "
+                "a tensor that requires grad (a parameter: an EMA of weights in forward), which "
+                "gcdbg does not model (its parameters are the graph's inputs, not state the step "
+                "writes)\n  what to change: update the parameter outside forward (in the training step, as an "
+                "optimizer does), or keep the running copy in a buffer (register_buffer)"
+                % (n.name, user_line(n)))
         cache = {}
 
         def cut(a):
