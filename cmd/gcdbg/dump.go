@@ -107,7 +107,7 @@ func cmdOps(args []string, w, errw io.Writer) int {
 		case "--coverage", "-coverage":
 			coverage = true
 		case "-h", "--help", "-help":
-			fmt.Fprintln(w, "usage: gcdbg ops [--coverage]\n\nWithout flags: every canonical op with its kind and schema.\n--coverage: PyTorch 2.6's core ATen opset, each op supported (the gcdbg op it becomes and how it runs: compiled, decomposed, eager fallback) or out of scope with the reason.")
+			fmt.Fprintln(w, "usage: gcdbg ops [--coverage]\n\nWithout flags: every canonical op with its kind and schema.\n--coverage: PyTorch 2.6's core ATen opset, each op supported (the gcdbg op it becomes and how it runs: compiled, compiled in some forms (which), decomposed, eager fallback) or out of scope with the reason; then the torch.nn.functional ops out of scope and the argument values of supported ops gcdbg refuses, each with the reason.")
 			return 0
 		default:
 			fmt.Fprintf(errw, "gcdbg ops: unknown argument %q (try --coverage)\n", a)
