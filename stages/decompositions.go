@@ -86,7 +86,7 @@ var decompositions = []decomposition{
 	{"aten.cross_entropy", "cross_entropy(x, t) = nll_loss(log_softmax(x, 1), t) with label smoothing (1-ls)*nll + ls/C * smooth, or -sum(log_softmax(x) * t * w, 1) for probability targets",
 		decompCrossEntropy},
 	{"aten.dim", "folded: the number of dims, a Python int", foldPython},
-	{"aten.dropout", "dropout(x, p, training=False) = x (identity); training mode is random and refused",
+	{"aten.dropout", "dropout(x, p, training=False) = x (identity), also p = 0; in training the normalized stage replaced it by dropout_masked (PyTorch's recorded mask, or gcdbg's own draw)",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			if b.bool(a[2]) && b.float(a[1]) != 0 {
 				b.failf("dropout in training mode is random; gcdbg decomposes it only in eval (training=False)")
