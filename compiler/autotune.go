@@ -43,6 +43,10 @@ type Decision struct {
 	Rounds  int             `json:"rounds"`
 	Machine string          `json:"machine"`
 	Cached  bool            `json:"cached,omitempty"` // reused from the cache, not measured by this run
+	// Load is the one-minute load average when it was measured; a choice
+	// timed on a busy machine is measured again once the machine is quiet
+	// (loadavg.go).
+	Load float64 `json:"load,omitempty"`
 }
 
 // CandidateTime is one alternative's median time over the rounds it ran
@@ -72,6 +76,9 @@ func (d *Decision) String() string {
 		}
 	}
 	how := fmt.Sprintf("median of %d rounds", d.Rounds)
+	if d.Load > 0 {
+		how += fmt.Sprintf(", load %.2f", d.Load)
+	}
 	if d.Cached {
 		how += ", cached"
 	}
@@ -275,6 +282,9 @@ func (s *choiceStore) load(key, syms string) (*Decision, bool) {
 	if json.Unmarshal(data, &d) != nil || d.Machine != Machine() {
 		return nil, false
 	}
+	if now, ok := LoadAverage(); staleChoice(d.Load, now, ok) {
+		return nil, false
+	}
 	return &d, true
 }
 
@@ -425,8 +435,9 @@ func (x *execution) autotune() ([]Decision, error) {
 		if err != nil {
 			return nil, err
 		}
+		load, _ := LoadAverage()
 		for _, d := range ds {
-			d.Machine = machine
+			d.Machine, d.Load = machine, load
 			for _, k := range ks {
 				if k.Index == d.Index && k.Key != "" {
 					if err := store.save(k.Key, syms, d); err != nil {

@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -295,16 +294,8 @@ func roofline(r benchRow, triad, peak float64) float64 {
 // kernels, and the same command's speedups varied 0.12x-117x between runs
 // on a loaded 2-core machine (examples/unseen2 finding 6).
 func busyWarning(cpus int) string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 1 {
-		return ""
-	}
-	load, err := strconv.ParseFloat(f[0], 64)
-	if err != nil || load < 0.25*float64(cpus) {
+	load, ok := compiler.LoadAverage()
+	if !ok || !compiler.Busy(load) {
 		return ""
 	}
 	return fmt.Sprintf("warning: load average %.2f on %d CPUs: other processes compete for the cores, so times and speedups vary from run to run "+

@@ -1,0 +1,41 @@
+package compiler
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// LoadAverage is the one-minute load average (/proc/loadavg), ok false
+// where it cannot be read.
+func LoadAverage() (float64, bool) { return loadNow() }
+
+// loadNow reads it; tests that need a steady load replace it
+// (export_test.go), since a real machine's load moves between two runs.
+var loadNow = readLoadAverage
+
+func readLoadAverage() (float64, bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 1 {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	return v, err == nil
+}
+
+// Busy reports whether a load average means other processes use a quarter
+// of the machine's CPUs or more: timings taken then are not the machine's.
+func Busy(load float64) bool { return load >= 0.25*float64(runtime.NumCPU()) }
+
+// staleChoice reports whether a cached decision measured at load was
+// timed on a busy machine while this one is quiet now, so that it is
+// measured again: a choice made under load (one thread beating the team
+// because the second core was taken) stayed cached for quiet runs.
+func staleChoice(measuredAt float64, now float64, nowOK bool) bool {
+	return nowOK && Busy(measuredAt) && !Busy(now)
+}
