@@ -33,9 +33,13 @@ func readLoadAverage() (float64, bool) {
 func Busy(load float64) bool { return load >= 0.25*float64(runtime.NumCPU()) }
 
 // staleChoice reports whether a cached decision measured at load was
-// timed on a busy machine while this one is quiet now, so that it is
-// measured again: a choice made under load (one thread beating the team
-// because the second core was taken) stayed cached for quiet runs.
+// timed on an oversubscribed machine while this one is quiet now, so that
+// it is measured again: a choice made under load (one thread beating the
+// team because the second core was taken) stayed cached for quiet runs.
+// The measuring worker itself keeps up to one thread per CPU runnable (a
+// load of about the CPU count), so only a load half again above that says
+// other processes competed; quiet is under half the CPUs.
 func staleChoice(measuredAt float64, now float64, nowOK bool) bool {
-	return nowOK && Busy(measuredAt) && !Busy(now)
+	cpus := float64(runtime.NumCPU())
+	return nowOK && measuredAt >= 1.5*cpus && now < 0.5*cpus
 }

@@ -10,7 +10,7 @@ import (
 // unreadable load keeps the cache as it is.
 func TestStaleChoiceUnderLoad(t *testing.T) {
 	n := float64(runtime.NumCPU())
-	busy, quiet := 0.5*n, 0.1*n
+	busy, quiet := 2*n, 0.1*n
 	for _, c := range []struct {
 		at, now float64
 		ok      bool
@@ -19,6 +19,7 @@ func TestStaleChoiceUnderLoad(t *testing.T) {
 		{busy, quiet, true, true},
 		{busy, busy, true, false},
 		{quiet, quiet, true, false},
+		{n, quiet, true, false}, // the measuring worker's own threads: not others' load
 		{quiet, busy, true, false},
 		{0, quiet, true, false}, // a decision cached before loads were recorded
 		{busy, quiet, false, false},
@@ -38,7 +39,7 @@ func TestChoiceStoreRemeasuresBusyChoices(t *testing.T) {
 	for _, c := range []struct {
 		at, now float64
 		hit     bool
-	}{{n, 0, false}, {n, n, true}, {0, 0, true}, {0, n, true}} {
+	}{{2 * n, 0, false}, {2 * n, 2 * n, true}, {n, 0, true}, {0, 0, true}, {0, n, true}} {
 		if err := s.save("k", "syms", Decision{Kernel: "k", Choice: 1, Machine: Machine(), Load: c.at}); err != nil {
 			t.Fatal(err)
 		}
