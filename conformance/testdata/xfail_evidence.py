@@ -221,4 +221,31 @@ for sid, (xv, rm, rv, w, b, mom, eps) in inorm.items():
           "max |grad|: ones contiguous %.3g, the same ones expanded %.3g, they differ by %.3g; float64 %.3g"
           % (gc.abs().max().item(), ge.abs().max().item(), (gc - ge).abs().max().item(), gd.abs().max().item()))
 
+# --- nn.functional.instance_norm/bfloat16/1: the running_mean written back. PyTorch 1.13 updates a
+# bfloat16 batch's running mean in bfloat16 arithmetic (batch_norm_cpu_update_stats_template with
+# param_t = BFloat16: the batch mean stored as bfloat16, momentum cast to it, every product and the sum
+# rounded; instance_norm then averages the N updated copies in bfloat16). Its value is that chain bit
+# for bit (gcdbg's too), while the same update of the same bfloat16 values in float32, rounded once,
+# gives the bfloat16 nearest the float64 value: channel 2 is 3.28125 against 3.265625 (float64 3.260625).
+xi = torch.tensor([4.6875, -3.25, 3.25, 6.9375, 1.390625, 5.6875, -5.5, 1.890625, -8.0, -6.125, -4.9375, 4.5625, -6.5, -8.25, -2.9375, -6.0, -1.6875, -8.25, -8.875, -5.4375, -3.375, -6.75, 3.8125, 0.0, -6.3125, -7.65625, 3.25, -6.0625, -0.9375, 3.9375, 4.25, 7.28125, -3.578125, -6.875, -7.28125, -0.1875, -8.875, -8.75, -2.375, 6.875, -1.484375, -8.125, -1.125, -6.1875, -3.9375, -7.65625, -2.3125, -3.9375, 1.8125, 4.625, 8.5, 3.640625, -4.3125, 7.625, -4.6875, -8.0, -2.25, -8.75, 4.6875, 7.65625, 0.75, 8.75, -2.9375, 5.4375, -0.5, -1.328125, -3.734375, 3.9375, -7.875, 1.6875, 2.046875, 1.484375, -1.25, -7.25, 5.625, 4.25, -0.5, -0.6875, -0.75, 4.3125, -3.171875, 2.3125, -1.6875, 2.25, 7.0, 8.625, 8.625, -0.5, -4.0625, 6.0, -6.8125, -8.125, -4.0, 3.9375, 1.6875, -3.4375, -6.125, -7.75, -6.1875, 3.8125, 5.5625, -8.25, 2.6875, -1.1875, -2.453125, 8.5, 0.0625, 6.6875, -0.6875, -5.875, 6.1875, -0.1875, -7.28125, -4.3125, 5.75, 7.78125, -8.75, 7.46875, 5.375, 7.15625, -6.5625, 6.0625, 8.875, 4.3125, 4.875], dtype=torch.bfloat16).reshape(5, 5, 5)
+rmi = [4.46875, 0.80859375, 6.5625, 4.5625, 4.25]
+rvi = [3.4375, 2.1875, 5.71875, 7.8125, 4.3125]
+def inorm_rm(dtype):
+    rm, rv = torch.tensor(rmi, dtype=dtype), torch.tensor(rvi, dtype=dtype)
+    F.instance_norm(xi.to(dtype), rm, rv, use_input_stats=True, momentum=0.5, eps=0.6)
+    return rm
+pt_bf16, pt_f32, pt_f64 = inorm_rm(torch.bfloat16), inorm_rm(torch.float32), inorm_rm(torch.float64)
+def bfr(v):
+    return torch.tensor(v, dtype=torch.float32).to(torch.bfloat16).float().item()
+chain = []
+for c in range(5):
+    m, keep = bfr(0.5), bfr(1 - bfr(0.5))
+    ups = [bfr(bfr(m * bfr(xi[n, c].float().mean().item())) + bfr(keep * bfr(rmi[c]))) for n in range(5)]
+    chain.append(bfr(bfr(sum(ups)) / 5))
+check("instance_norm/bfloat16/1 running_mean chain", pt_bf16.float().tolist() == chain,
+      "PyTorch bfloat16 %s, the bfloat16 update chain %s" % (pt_bf16.float().tolist(), chain))
+check("instance_norm/bfloat16/1 running_mean float32", pt_bf16[2].item() != pt_f32.to(torch.bfloat16)[2].item()
+      and pt_f32.to(torch.bfloat16)[2].item() == pt_f64.to(torch.bfloat16)[2].item(),
+      "channel 2: bfloat16 run %s, float32 run rounded %s, float64 %r" % (pt_bf16[2].item(), pt_f32.to(torch.bfloat16)[2].item(), pt_f64[2].item()))
+
 sys.exit(0 if ok else 1)
