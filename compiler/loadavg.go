@@ -16,16 +16,26 @@ func LoadAverage() (float64, bool) { return loadNow() }
 var loadNow = readLoadAverage
 
 func readLoadAverage() (float64, bool) {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0, false
-	}
-	f := strings.Fields(string(b))
+	f := LoadAverages()
 	if len(f) < 1 {
 		return 0, false
 	}
 	v, err := strconv.ParseFloat(f[0], 64)
 	return v, err == nil
+}
+
+// LoadAverages are /proc/loadavg's 1, 5 and 15-minute averages as
+// written there, nil where it cannot be read.
+func LoadAverages() []string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return nil
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return nil
+	}
+	return f[:3]
 }
 
 // Busy reports whether a load average means other processes use a quarter

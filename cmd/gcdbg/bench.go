@@ -303,15 +303,11 @@ func busyWarning(cpus int) string {
 }
 
 func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
+	f := compiler.LoadAverages()
+	if f == nil {
 		return "load average unknown"
 	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "load average unknown"
-	}
-	return "load average " + strings.Join(f[:3], " ")
+	return "load average " + strings.Join(f, " ")
 }
 
 func benchTrace(path string, runs int, torch *torchServer, stderr io.Writer) (benchRow, error) {
