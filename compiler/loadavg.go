@@ -38,9 +38,10 @@ func LoadAverages() []string {
 	return f[:3]
 }
 
-// Busy reports whether a load average means other processes use a quarter
-// of the machine's CPUs or more: timings taken then are not the machine's.
-func Busy(load float64) bool { return load >= 0.25*float64(runtime.NumCPU()) }
+// Busy reports whether a load average means other processes keep half the
+// machine's CPUs busy or more: timings taken then are not the machine's. (At
+// a quarter, a quiet machine's load decaying from the run before warned.)
+func Busy(load float64) bool { return load >= 0.5*float64(runtime.NumCPU()) }
 
 // staleChoice reports whether a cached decision measured at load was
 // timed on an oversubscribed machine while this one is quiet now, so that

@@ -63,7 +63,7 @@ sides under one OpenMP environment: OMP_NUM_THREADS (yours, else the CPUs this p
 and OMP_WAIT_POLICY (yours, else passive on 4 CPUs or fewer). A trace PyTorch cannot rebuild
 uses its recorded time ("recorded") and is left out of the gmeans when others were measured.
 Kernels choose their candidates by measurement unless GCDBG_AUTOTUNE=0 (GCDBG_CHOICE=N forces
-one). A load average of a quarter of the CPUs or more prints a warning: times then vary.
+one). A load average of half the CPUs or more prints a warning: times then vary.
 `)
 	}
 	paths, err := parseFlagsMulti(fs, args, stderr)
@@ -289,7 +289,7 @@ func roofline(r benchRow, triad, peak float64) float64 {
 }
 
 // busyWarning is a warning when the one-minute load average says other
-// processes use a quarter of the machine or more: both sides then lose
+// processes use half the machine or more: both sides then lose
 // time to them, PyTorch's OpenMP threads far more than the compiled
 // kernels, and the same command's speedups varied 0.12x-117x between runs
 // on a loaded 2-core machine (examples/unseen2 finding 6).
