@@ -318,7 +318,7 @@ func foldDivMod(p *poly) {
 		if !ok {
 			continue
 		}
-		want := Term{K: 1, Factors: []Expr{&FloorDivE{m.A, m.B}}}
+		want := Term{K: 1, Factors: []Expr{FloorDiv(m.A, m.B)}} // (y//a)//b is y//(a*b): FloorDiv nests
 		wp := toPoly(Mul(Const{t.K}, m.B, want.Factors[0]))
 		if len(wp.terms) != 1 || wp.c != 0 {
 			continue

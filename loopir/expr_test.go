@@ -79,6 +79,10 @@ func TestFoldDivModChain(t *testing.T) {
 	if part.String() != Mod(x, C(73728)).String() {
 		t.Errorf("two of the three terms fold to %s, want %s", part, Mod(x, C(73728)))
 	}
+	// the division form: 2*(x//100) + (x//50) % 2 is x//50 ((x//50)//2 is x//100)
+	if got := Add(Mul(C(2), FloorDiv(x, C(100))), Mod(FloorDiv(x, C(50)), C(2))); got.String() != FloorDiv(x, C(50)).String() {
+		t.Errorf("2*(x//100) + (x//50) %% 2 folded to %s, want %s", got, FloorDiv(x, C(50)))
+	}
 	for _, v := range []int64{0, 1, 9215, 9216, 73727, 73728, 123456, 294911, -1, -9217} {
 		env := map[string]int64{"x": v}
 		want := pyMod(v, 9216) + 9216*pyMod(floorDiv(v, 9216), 8)

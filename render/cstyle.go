@@ -161,8 +161,9 @@ func (g *kernelGen) idxType() string { return g.r.d.Types[tensor.Int64] }
 // expr renders an index expression; vars maps the node's loop variables
 // to C expressions, tmps its temporaries (indirect indexing).
 func (g *kernelGen) expr(e loopir.Expr, vars map[string]string, tmps map[string]value) string {
-	if s, ok := e.(*loopir.Sum); ok {
-		if folded, rest, ok := g.substUnravelled(s, vars); ok { // unravel.go
+	switch e.(type) {
+	case *loopir.Sum, loopir.Var, *loopir.FloorDivE, *loopir.ModE:
+		if folded, rest, ok := g.substUnravelled(e, vars); ok { // unravel.go
 			return g.expr(folded, rest, tmps)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 // smallPow spells a float pow by a constant (Python scalar) exponent as
 // PyTorch's CPU kernel computes it (pow_tensor_scalar_optimized_kernel):
-// 2, 3, -1, -2 with multiplications (base * base, base * base * base,
+// 1 as a copy, 2, 3, -1, -2 with multiplications (base * base, base * base * base,
 // 1 / base, 1 / (base * base)) instead of a call to powf per element
 // (GroupNorm-and-SiLU's .pow(2) ran a libm call in its hot loop), 0.5 and
 // -0.5 as sqrt and 1 / sqrt: x.pow(0.5) of -inf is NaN and of -0 is -0 in
@@ -27,6 +27,8 @@ func (g *kernelGen) smallPow(s loopir.Stmt, args []value) (value, bool) {
 	one := "1"
 	var expr string
 	switch e {
+	case 1: // ATen's pow_out copies base for exponent 1 (and fills 1 for 0: powf(x, 0) is 1 too, NaN included)
+		return g.decl(s.DType, x), true
 	case 2:
 		expr = x + " * " + x
 	case 3:

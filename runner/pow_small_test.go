@@ -20,5 +20,5 @@ func TestSmallPowMultiplies(t *testing.T) {
 			t.Errorf("no %q in the kernels:\n%s", want, src.Code)
 		}
 	}
-	matchEachChoice(t, tr, units, 6, "0")
+	matchEachChoice(t, tr, units, 7, "0")
 }

@@ -6,7 +6,7 @@ NAME = "pow_small"
 
 
 def f(x):
-    return x.pow(2), x.pow(3), x.pow(-1), x.pow(-2), x.pow(0.5), x.pow(-0.5)
+    return x.pow(2), x.pow(3), x.pow(-1), x.pow(-2), x.pow(0.5), x.pow(-0.5), x.pow(1)
 
 
 def make():
