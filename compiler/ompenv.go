@@ -16,7 +16,7 @@ import (
 // 7-25x too high: its spinning threads slowed PyTorch, not the worker.
 
 // OpenMPVars are the variables OpenMPEnv decides, in its order.
-var OpenMPVars = []string{"OMP_NUM_THREADS", "OMP_WAIT_POLICY"}
+var OpenMPVars = []string{"OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT"}
 
 // OpenMPEnv is "NAME=value" for each of OpenMPVars that timed code runs
 // with; a user's setting of either wins.
@@ -28,6 +28,13 @@ var OpenMPVars = []string{"OMP_NUM_THREADS", "OMP_WAIT_POLICY"}
 //     the next kernel (on a shared 2-core machine the MLP's kernels ran 5x
 //     slower with libgomp's default, active, policy). With more CPUs it is
 //     left unset: libgomp's default (spin a while, then sleep).
+//   - OPENBLAS_THREAD_TIMEOUT: 4 (OpenBLAS's least: its idle threads sleep
+//     after 2^4 cycles) on 4 CPUs or fewer, else unset. OpenBLAS's pthread
+//     build (Debian's, which PyTorch 1.13 links too) keeps its threads
+//     spinning 2^28 cycles (~80 ms) after each threaded GEMM; on two cores
+//     that spinner halved the OpenMP kernels that followed: a 48 MB triad
+//     ran 2.0-2.2 ms after a 2-thread sgemm and 0.80-0.82 ms with the
+//     timeout at 4 (2026-11-26, quiet machine, tools in docs/performance.md).
 func OpenMPEnv() []string {
 	var env []string
 	if v := os.Getenv("OMP_NUM_THREADS"); v != "" {
@@ -40,11 +47,16 @@ func OpenMPEnv() []string {
 	} else if runtime.NumCPU() <= 4 {
 		env = append(env, "OMP_WAIT_POLICY=passive")
 	}
+	if v := os.Getenv("OPENBLAS_THREAD_TIMEOUT"); v != "" {
+		env = append(env, "OPENBLAS_THREAD_TIMEOUT="+v)
+	} else if runtime.NumCPU() <= 4 {
+		env = append(env, "OPENBLAS_THREAD_TIMEOUT=4")
+	}
 	return env
 }
 
 // OpenMPSummary is OpenMPEnv in words, for a header: every variable of
-// OpenMPVars, "unset" where OpenMPEnv leaves it to libgomp.
+// OpenMPVars, "unset" where OpenMPEnv leaves it to libgomp or OpenBLAS.
 func OpenMPSummary() string {
 	return DescribeOpenMP(OpenMPEnv())
 }
@@ -56,7 +68,7 @@ func DescribeOpenMP(env []string) string {
 	for _, k := range OpenMPVars {
 		v, ok := LookupEnv(env, k)
 		if !ok {
-			v = "unset (libgomp's default)"
+			v = "unset (the library's default)"
 		}
 		parts = append(parts, k+"="+v)
 	}

@@ -49,6 +49,10 @@ func TestBenchSidesShareOpenMPEnv(t *testing.T) {
 			if v, _ := compiler.LookupEnv(torch.Env, "OMP_WAIT_POLICY"); v != c.wantPolicy {
 				t.Errorf("OMP_WAIT_POLICY %q, want %q", v, c.wantPolicy)
 			}
+			wantTimeout := map[bool]string{true: "4", false: ""}[runtime.NumCPU() <= 4]
+			if v, _ := compiler.LookupEnv(torch.Env, "OPENBLAS_THREAD_TIMEOUT"); v != wantTimeout {
+				t.Errorf("OPENBLAS_THREAD_TIMEOUT %q, want %q", v, wantTimeout)
+			}
 			if v, _ := compiler.LookupEnv(torch.Env, "MALLOC_MMAP_THRESHOLD_"); v == "" {
 				t.Errorf("the PyTorch server lost its allocator settings: %v", torch.Env)
 			}
