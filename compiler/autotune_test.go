@@ -13,12 +13,14 @@ import (
 	"gcdbg/tensor"
 )
 
-// A GEMM with a fused epilogue big enough for the OpenMP team (80 x 512
-// outputs) has four candidates: OpenBLAS or the generated GEMM, the
-// epilogue on the team or on one thread. Every candidate runs (forced by
-// GCDBG_CHOICE); the one-thread ones compute bit-identical results to the
-// team ones; an autotuned run times all four, caches its choice, and the
-// next run reuses it without measuring; the kernels stage shows it.
+// A float32 GEMM with a fused epilogue big enough for the OpenMP team (80 x
+// 512 outputs) has six candidates: OpenBLAS, the generated GEMM or oneDNN's
+// sgemm, the epilogue on the team or on one thread. Every candidate runs
+// (forced by GCDBG_CHOICE); the one-thread ones compute bit-identical
+// results to the team ones where the GEMM's own order does not depend on
+// its threads (OpenBLAS splits M and N, the generated GEMM's rows); an
+// autotuned run times all six, caches its choice, and the next run reuses
+// it without measuring; the kernels stage shows it.
 func TestAutotuneGEMMEpilogue(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("GCDBG_CACHE_DIR", cache)
@@ -49,8 +51,8 @@ func TestAutotuneGEMMEpilogue(t *testing.T) {
 			k = &lp.Source.Kernels[i]
 		}
 	}
-	if k == nil || len(k.Alternatives) != 4 || k.Key == "" {
-		t.Fatalf("no GEMM kernel with four alternatives and a cache key: %+v", lp.Source.Kernels)
+	if k == nil || len(k.Alternatives) != 6 || k.Key == "" {
+		t.Fatalf("no GEMM kernel with six alternatives and a cache key: %+v", lp.Source.Kernels)
 	}
 	art, err := compiler.Build(lp.Source.Program(), compiler.Options{CacheDir: cache})
 	if err != nil {
@@ -76,7 +78,7 @@ func TestAutotuneGEMMEpilogue(t *testing.T) {
 		return res
 	}
 	forced := map[string][]byte{}
-	for _, c := range []string{"0", "1", "2", "3"} {
+	for _, c := range []string{"0", "1", "2", "3", "8", "9"} {
 		t.Setenv("GCDBG_CHOICE", c)
 		res := run(compiler.ExecOptions{NoKernelTimes: true})
 		if len(res.Choices) != 1 || res.Choices[0].Label == "" {
@@ -91,8 +93,10 @@ func TestAutotuneGEMMEpilogue(t *testing.T) {
 	// The generated GEMM against OpenBLAS is judged by the runner's verdict
 	// (runner/autotune_test.go); here only that it computed something else
 	// than zeros.
-	if string(forced["2"]) == string(make([]byte, len(forced["2"]))) {
-		t.Error("the generated GEMM candidate wrote nothing")
+	for _, c := range []string{"2", "8", "9"} {
+		if string(forced[c]) == string(make([]byte, len(forced[c]))) {
+			t.Errorf("GEMM candidate %s wrote nothing", c)
+		}
 	}
 	def := run(compiler.ExecOptions{NoKernelTimes: true})
 	if len(def.Choices) != 0 || string(def.Outputs[0].Bytes()) != string(forced["0"]) {
@@ -103,7 +107,7 @@ func TestAutotuneGEMMEpilogue(t *testing.T) {
 	// load could trigger between them.
 	defer compiler.SetLoadForTest(0, true)()
 	first := run(compiler.ExecOptions{Runs: 1, Autotune: true})
-	if len(first.Choices) != 1 || first.Choices[0].Cached || len(first.Choices[0].Times) != 4 {
+	if len(first.Choices) != 1 || first.Choices[0].Cached || len(first.Choices[0].Times) != 6 {
 		t.Fatalf("first autotuned run: %+v", first.Choices)
 	}
 	for _, ct := range first.Choices[0].Times {

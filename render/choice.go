@@ -42,10 +42,14 @@ import (
 //     interpreter).
 //   - choiceStream: a gather that copies whole rows writes them with
 //     streaming (non-temporal) stores (gather_stream.go). The same bytes.
+//   - choiceDNNL: float32 mm/bmm run oneDNN's sgemm instead of OpenBLAS's
+//     (gemm_dnnl.go); never together with choiceGenGEMM. Not bit-identical
+//     to OpenBLAS either; judged by the same verdict.
 const (
 	choiceOneThread = 1
 	choiceGenGEMM   = 2
 	choiceStream    = 4
+	choiceDNNL      = 8
 )
 
 // oneThreadMaxPoints bounds the nests offered a one-thread candidate: a
@@ -61,7 +65,8 @@ const choicesPrelude = `
    per kernel, set by the worker before it runs an entry point; NULL (a
    caller that never sets it) = every kernel's default, choice 0. Bit 0: the
    kernel's parallel loops run on the calling thread; bit 1: its GEMMs run
-   the generated tiled GEMM instead of OpenBLAS. Weak, not static: when the
+   the generated tiled GEMM instead of OpenBLAS; bit 2: streaming row
+   stores; bit 3: oneDNN's sgemm instead of OpenBLAS. Weak, not static: when the
    program is built from per-kernel objects (compiler/objcache.go) every unit
    carries this prelude, and the linker must keep one pointer that the
    entry's gcdbg_set_choices sets and every kernel reads. */
@@ -70,7 +75,7 @@ __attribute__((weak)) void gcdbg_set_choices(int32_t *p) { gcdbg_choices = p; }
 `
 
 // choiceSet is what a kernel can choose between.
-type choiceSet struct{ threads, gemm, stream bool }
+type choiceSet struct{ threads, gemm, stream, dnnl bool }
 
 func (r *renderer) choiceOf(idx int) *choiceSet {
 	if r.alts == nil {
@@ -125,7 +130,13 @@ func (g *kernelGen) gemmFn(t string) string {
 	if !g.r.d.Entry || (t != "float" && t != "double") {
 		return gemmName(t)
 	}
-	g.r.choiceOf(g.idx).gemm = true
+	c := g.r.choiceOf(g.idx)
+	c.gemm = true
+	if t == "float" {
+		c.dnnl = true
+		return fmt.Sprintf("(%s & %d ? %s : %s & %d ? %s : %s)", choiceVar, choiceGenGEMM, gemmGenName(t),
+			choiceVar, choiceDNNL, gemmDNNLName(t), gemmName(t))
+	}
 	return fmt.Sprintf("(%s & %d ? %s : %s)", choiceVar, choiceGenGEMM, gemmGenName(t), gemmName(t))
 }
 
@@ -147,8 +158,9 @@ func (g *kernelGen) alternatives() []compiler.Alternative {
 		return nil
 	}
 	var out []compiler.Alternative
-	for v := int32(0); v < 8; v++ {
-		if (v&choiceOneThread != 0 && !c.threads) || (v&choiceGenGEMM != 0 && !c.gemm) || (v&choiceStream != 0 && !c.stream) {
+	for v := int32(0); v < 16; v++ {
+		if (v&choiceOneThread != 0 && !c.threads) || (v&choiceGenGEMM != 0 && !c.gemm) || (v&choiceStream != 0 && !c.stream) ||
+			(v&choiceDNNL != 0 && (!c.dnnl || v&choiceGenGEMM != 0)) {
 			continue
 		}
 		out = append(out, compiler.Alternative{Choice: v, Label: choiceLabel(v, c)})
@@ -172,6 +184,9 @@ func choiceLabel(v int32, c *choiceSet) string {
 		gemm := "OpenBLAS"
 		if v&choiceGenGEMM != 0 {
 			gemm = "generated GEMM"
+		}
+		if v&choiceDNNL != 0 {
+			gemm = "oneDNN sgemm"
 		}
 		if !c.threads {
 			return gemm

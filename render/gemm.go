@@ -169,6 +169,10 @@ func gemmPrelude(r *renderer) string {
 		t := r.d.Types[dt]
 		blas := map[tensor.DType]string{tensor.Float32: "gcdbg_sgemm", tensor.Float64: "gcdbg_dgemm"}[dt]
 		b.WriteString(gemmFunc(gemmName(t), t, blas))
+		if dt == tensor.Float32 {
+			b.WriteString(dnnlPrelude)
+			b.WriteString(gemmDNNLFunc(t))
+		}
 	}
 	return b.String()
 }

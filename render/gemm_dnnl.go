@@ -1,0 +1,73 @@
+package render
+
+import "fmt"
+
+// oneDNN's sgemm as a third GEMM candidate (choice bit choiceDNNL,
+// choice.go) beside OpenBLAS and the generated GEMM, for float32 mm/bmm
+// kernels and the convolutions' per-image GEMMs. PyTorch's own CPU
+// convolutions and many of its matmuls run oneDNN's JIT kernels; the
+// library ships with PyTorch (Debian's libdnnl2, a dependency of
+// libtorch1.13) and is found at run time like OpenBLAS: dlopen, no
+// link-time dependency; without it (or with GCDBG_NO_BLAS=1) the candidate
+// runs the OpenBLAS-first GEMM, so a program never fails for its absence.
+//
+// Measured with a C probe (2026-11-26 03:51, load 1.4-2.7, one thread,
+// best of 15 alternating rounds): a conv's per-image GEMM 64x256x576
+// 0.167 ms with oneDNN against 0.196 with OpenBLAS (113 against 96
+// GFLOP/s), the backward-input shape 576x256x64 110 against 100 GFLOP/s,
+// the backward-weight shape 64x576x256 (B transposed) 100 against 93; on
+// 1024^3 and a transformer FFN's NT shape OpenBLAS was as fast or faster,
+// hence a candidate chosen by measurement, not a replacement.
+//
+// Threads: oneDNN runs on the OpenMP team (libdnnl uses libgomp, the same
+// passive pool as the kernels), sequentially inside an enclosing parallel
+// region (the convolutions' per-image loop); a kernel that chose one
+// thread sets gcdbg_gemm_team = 0 around its call (choice.go), and the
+// wrapper then sets OpenMP's thread count to 1 for the call.
+
+const dnnlPrelude = `
+#include <omp.h>
+typedef int (*gcdbg_dnnl_sgemm_t)(char, char, int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t, float, float *, int64_t);
+static gcdbg_dnnl_sgemm_t gcdbg_dnnl_sgemm;
+static pthread_once_t gcdbg_dnnl_once = PTHREAD_ONCE_INIT;
+static void gcdbg_dnnl_load(void) {
+  const char *off = getenv("GCDBG_NO_BLAS");
+  if (off && off[0] && strcmp(off, "0") != 0) return;
+  void *h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+  if (!h) h = dlopen("libdnnl.so", RTLD_NOW | RTLD_LOCAL);
+  if (!h) return;
+  gcdbg_dnnl_sgemm = (gcdbg_dnnl_sgemm_t)dlsym(h, "dnnl_sgemm");
+}
+/* Reports whether the oneDNN candidate really runs oneDNN (for tests and the debugger). */
+int gcdbg_uses_dnnl(void) {
+  pthread_once(&gcdbg_dnnl_once, gcdbg_dnnl_load);
+  return gcdbg_dnnl_sgemm != 0;
+}
+`
+
+// gemmDNNLName is the oneDNN-first GEMM of element type t (float only).
+func gemmDNNLName(t string) string { return "gcdbg_gemm_dnnl_" + sanitizeIdent(t) }
+
+// gemmDNNLFunc is the oneDNN-first GEMM for float: the same signature and
+// layouts as gemmFunc's (BLAS layouts through gcdbg_blas_layout, row
+// major), the OpenBLAS-first GEMM when oneDNN is absent, the operands'
+// strides do not suit it, or it reports an error (its status, 0 = success).
+func gemmDNNLFunc(t string) string {
+	return fmt.Sprintf(`
+static __attribute__((unused)) void %[1]s(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t sa1,
+    const float *B, int64_t sb0, int64_t sb1, float *C, int64_t ldc) {
+  pthread_once(&gcdbg_dnnl_once, gcdbg_dnnl_load);
+  int ta, tb, lda, ldb;
+  if (gcdbg_dnnl_sgemm && M > 0 && N > 0 && K > 0 && ldc < 2147483647 && gcdbg_blas_layout(M, K, sa0, sa1, &ta, &lda) &&
+      gcdbg_blas_layout(K, N, sb0, sb1, &tb, &ldb)) {
+    const int one = !gcdbg_gemm_team && !omp_in_parallel();
+    const int nt = one ? omp_get_max_threads() : 0;
+    if (one) omp_set_num_threads(1);
+    const int st = gcdbg_dnnl_sgemm(ta == 112 ? 'T' : 'N', tb == 112 ? 'T' : 'N', M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
+    if (one) omp_set_num_threads(nt);
+    if (st == 0) return;
+  }
+  %[2]s(M, N, K, A, sa0, sa1, B, sb0, sb1, C, ldc);
+}
+`, gemmDNNLName(t), gemmName(t))
+}
