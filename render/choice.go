@@ -144,7 +144,7 @@ func (g *kernelGen) gemmFn(t string) string {
 // that reads it.
 func (g *kernelGen) withChoice(body string) string {
 	c := g.r.alts[g.idx]
-	if c == nil || (!c.threads && !c.gemm && !c.stream) {
+	if c == nil || (!c.threads && !c.gemm && !c.stream && !c.dnnl) {
 		return body
 	}
 	return fmt.Sprintf("  const int32_t %s = gcdbg_choices ? gcdbg_choices[%d] : 0;  /* %s */\n%s",
@@ -154,7 +154,7 @@ func (g *kernelGen) withChoice(body string) string {
 // alternatives lists the kernel's candidates for its manifest entry.
 func (g *kernelGen) alternatives() []compiler.Alternative {
 	c := g.r.alts[g.idx]
-	if c == nil || (!c.threads && !c.gemm && !c.stream) {
+	if c == nil || (!c.threads && !c.gemm && !c.stream && !c.dnnl) {
 		return nil
 	}
 	var out []compiler.Alternative
@@ -180,7 +180,7 @@ func choiceLabel(v int32, c *choiceSet) string {
 		return label
 	}
 	one := v&choiceOneThread != 0
-	if c.gemm {
+	if c.gemm || c.dnnl {
 		gemm := "OpenBLAS"
 		if v&choiceGenGEMM != 0 {
 			gemm = "generated GEMM"

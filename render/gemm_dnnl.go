@@ -71,3 +71,16 @@ static __attribute__((unused)) void %[1]s(int64_t M, int64_t N, int64_t K, const
 }
 `, gemmDNNLName(t), gemmName(t))
 }
+
+// convGemmFn is the GEMM function a convolution's per-image GEMMs call:
+// OpenBLAS-first, or oneDNN's sgemm when the kernel chose it (float32
+// only; the generated GEMM is not offered: it is no candidate at these
+// sizes). The images already run on the OpenMP team, each GEMM on one
+// thread, so no thread choice either.
+func (g *kernelGen) convGemmFn(t string) string {
+	if !g.r.d.Entry || t != "float" {
+		return gemmName(t)
+	}
+	g.r.choiceOf(g.idx).dnnl = true
+	return fmt.Sprintf("(%s & %d ? %s : %s)", choiceVar, choiceDNNL, gemmDNNLName(t), gemmName(t))
+}
