@@ -45,9 +45,10 @@ var inferByName = buildInferTable()
 func buildInferTable() map[string]EvalFunc {
 	m := map[string]EvalFunc{}
 	for _, n := range []string{"add", "sub", "rsub", "div", "pow", "gelu", "where", "clamp", "clamp_min",
-		"clamp_max", "masked_fill", "dropout", "triu", "tril", "clone", "to_dtype", "type_as"} {
+		"clamp_max", "masked_fill", "dropout", "triu", "tril", "clone", "to_dtype"} {
 		m[n] = inferPointwise
 	}
+	m["type_as"] = inferTypeAs
 	m["copy_"] = inferInplace
 	m["fill_"] = inferInplace
 	m["setitem"] = inferSetitem
@@ -476,6 +477,25 @@ func inferSameShape(a Args) (Value, error) {
 	dts, _, err := probeDTypes(a, nil)
 	if err != nil {
 		return nil, err
+	}
+	return contig(dts[0], x.Shape.Sizes()), nil
+}
+
+// inferTypeAs: x.type_as(o) (and x.to(o.dtype)) has x's shape and o's
+// dtype, whatever o's shape: no broadcasting (x [16,96,1] converted to the
+// dtype of a [16,96,256] tensor stays [16,96,1]); x itself when the dtypes
+// agree.
+func inferTypeAs(a Args) (Value, error) {
+	x, err := a.meta(0)
+	if err != nil {
+		return nil, err
+	}
+	dts, al, err := probeDTypes(a, nil)
+	if err != nil {
+		return nil, err
+	}
+	if al == 0 {
+		return alias(x), nil
 	}
 	return contig(dts[0], x.Shape.Sizes()), nil
 }

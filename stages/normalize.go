@@ -513,7 +513,7 @@ func sourceSchema(s string) ir.Schema {
 	return sc
 }
 
-// getattr handles builtins.getattr(x, "shape" | "dtype" | "T" | "ndim").
+// getattr handles builtins.getattr(x, "shape" | "dtype" | "device" | "T" | "ndim").
 func (nz *normalizer) getattr(n *ir.Node) error {
 	if len(n.Args) != 2 {
 		return fmt.Errorf("args: getattr takes 2 arguments, got %d", len(n.Args))
@@ -523,9 +523,24 @@ func (nz *normalizer) getattr(n *ir.Node) error {
 	if i, ok := map[string]int64{"values": 0, "indices": 1}[attr]; ok {
 		return nz.emit(n, ir.Lookup("aten.getitem"), []ir.Arg{n.Args[0], i})
 	}
+	// x.device (nanoGPT's torch.arange(0, t, device=idx.device)) is the
+	// device the trace recorded (cpu where none is, e.g. graph text): a
+	// constant, which every factory and
+	// Tensor.to take and gcdbg's device-less tensors ignore.
+	if attr == "device" {
+		if _, ok := n.Args[0].(*ir.Node); !ok {
+			return fmt.Errorf("args[0]: getattr(device) of %s, not a tensor", ir.FormatArg(n.Args[0], func(m *ir.Node) string { return m.Name }))
+		}
+		dev, ok := n.Meta.Value.(ir.Device)
+		if !ok {
+			dev = "cpu"
+		}
+		nz.mapped[n] = dev
+		return nil
+	}
 	op := map[string]string{"shape": "size", "dtype": "dtype", "T": "numpy_T", "mT": "", "ndim": "dim"}[attr]
 	if op == "" {
-		return fmt.Errorf("args[1]: getattr(%q) is not supported (shape, dtype, T, ndim are)", attr)
+		return fmt.Errorf("args[1]: getattr(%q) is not supported (shape, dtype, device, T, ndim are)", attr)
 	}
 	return nz.emit(n, ir.Lookup("aten."+op), []ir.Arg{n.Args[0]})
 }
@@ -539,6 +554,9 @@ func (nz *normalizer) to(n *ir.Node) error {
 			dt = d
 		}
 		if other, ok := a.(*ir.Node); ok {
+			if _, dev := nz.mapped[other].(ir.Device); dev { // x.to(y.device): a move
+				continue
+			}
 			// x.to(y.dtype): getattr(y, "dtype") is aten.dtype(y), a
 			// dtype, not a tensor: the conversion is type_as(x, y).
 			if other.Target == "aten.dtype" && len(other.Args) == 1 ||
