@@ -525,8 +525,8 @@ func (nz *normalizer) getattr(n *ir.Node) error {
 	}
 	// x.device (nanoGPT's torch.arange(0, t, device=idx.device)) is the
 	// device the trace recorded (cpu where none is, e.g. graph text): a
-	// constant, which every factory and
-	// Tensor.to take and gcdbg's device-less tensors ignore.
+	// constant, which every factory and Tensor.to take and gcdbg's
+	// device-less tensors ignore.
 	if attr == "device" {
 		if _, ok := n.Args[0].(*ir.Node); !ok {
 			return fmt.Errorf("args[0]: getattr(device) of %s, not a tensor", ir.FormatArg(n.Args[0], func(m *ir.Node) string { return m.Name }))
