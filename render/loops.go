@@ -468,8 +468,11 @@ type accum struct {
 	// In a vector pass (vector.go): part is set while a sum is a vector
 	// reduction, nan is the NaN flag of max/min.
 	part, nan string
-	vars      map[string]string
-	tmps      map[string]value
+	// floatLanes: a vector pass's float32 sum of terms >= 0 keeps float
+	// partials (reduce.go, floatLaneSum).
+	floatLanes bool
+	vars       map[string]string
+	tmps       map[string]value
 }
 
 // reductionNest writes the outer nest and its passes.
@@ -598,10 +601,14 @@ func (g *kernelGen) reducePass(p int, pass map[*loopir.Node]int) {
 		accs = append(accs, a)
 	}
 	for _, a := range accs {
-		g.initAccum(a)
+		a.in = g.accumInput(a)
 	}
 	rs := loopNames("r", len(g.sp.reduce))
 	vec := g.vectorPass(accs, inner)
+	for _, a := range accs {
+		a.floatLanes = vec && g.floatLaneSum(a)
+		g.initAccum(a)
+	}
 	if vec {
 		g.openVectorLoops(rs, accs)
 	} else {

@@ -23,7 +23,9 @@ import (
 // AVX-512): float lanes were tried (a cascade of float partials over
 // chunks of 1024, as PyTorch does), but they turned the cross-entropy
 // backward's cancelling sums (Σ of a row's gradients, mathematically 0)
-// into residuals of 1e-9 that fail the float64-referenced verdict. max/min compare in the lanes and a
+// into residuals of 1e-9 that fail the float64-referenced verdict. Sums of
+// squares, which cannot cancel, keep float lanes (reduce.go, floatLaneSum).
+// max/min compare in the lanes and a
 // separate NaN flag makes any NaN the result, as PyTorch's max does (a
 // lane-wise "v > m ? v : m" alone would drop NaNs). Argmax/argmin and
 // products keep the scalar loop (first-index ties; products are rare).
@@ -104,6 +106,11 @@ func (g *kernelGen) openVectorLoops(rs []string, accs []*accum) {
 	if len(accs) > 0 {
 		g.addVecNote("reduce loop vectorized (omp simd reduction, no -ffast-math): sums keep one double partial per " +
 			"vector lane, max/min carry a NaN flag")
+		for _, a := range accs {
+			if a.floatLanes {
+				g.addVecNote("a sum of squares keeps float partials, one per lane: no cancellation (reduce.go)")
+			}
+		}
 	} else {
 		g.addVecNote("loop over the reduced dimension vectorized (omp simd)")
 	}

@@ -1,0 +1,58 @@
+package runner
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Sums of squares keep float partials in the vector lanes (render/reduce.go,
+// floatLaneSum); other float sums keep double lanes. testdata/square_sums
+// (layer_norm, RMSNorm, (y*y).sum and y.sum over rows of 1000 with NaN,
+// ±Inf, -0, squares that overflow to +Inf or fall below the smallest
+// normal, a large offset) renders the three square sums with float
+// accumulators and the two plain sums with double ones, and the compiled
+// outputs match PyTorch's and the eager interpreter's (the verdict also
+// fails on NaN or Inf at any other position).
+func TestFloatLaneSums(t *testing.T) {
+	tr, units, src := renderFirstProgram(t, "testdata/square_sums.json")
+	// Temporaries are named per kernel: a clause's accumulator is the
+	// latest declaration of its name above it.
+	decl := regexp.MustCompile(`^\s*(float|double) (t\d+) = 0;$`)
+	clause := regexp.MustCompile(`reduction\(\+:(t\d+)\)`)
+	types := map[string]string{}
+	count := map[string]int{}
+	for _, l := range strings.Split(src.Code, "\n") {
+		if m := decl.FindStringSubmatch(l); m != nil {
+			types[m[2]] = m[1]
+		}
+		for _, m := range clause.FindAllStringSubmatch(l, -1) {
+			count[types[m[1]]]++
+		}
+	}
+	if count["float"] != 3 || count["double"] != 2 || len(count) != 2 {
+		t.Errorf("sum accumulators by type %v, want 3 float (the squares) and 2 double:\n%s", count, src.Code)
+	}
+	if !strings.Contains(src.Code, "a sum of squares keeps float partials") {
+		t.Error("no kernel comment names the float-lane sums")
+	}
+	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Backend != "compiled" || !res.OK {
+		t.Fatalf("backend %q: does not match:\n%s", res.Backend, res.Summary())
+	}
+	outs := res.Graphs[0].Outputs
+	if len(outs) != 4 {
+		t.Fatalf("%d outputs, want 4", len(outs))
+	}
+	for _, o := range outs {
+		if o.VsExpected == nil || !o.VsExpected.Match {
+			t.Errorf("output %d vs PyTorch: %+v", o.Index, o.VsExpected)
+		}
+		if o.VsEager == nil || !o.VsEager.Match {
+			t.Errorf("output %d vs eager: %+v", o.Index, o.VsEager)
+		}
+	}
+}
