@@ -468,7 +468,7 @@ type accum struct {
 	// In a vector pass (vector.go): part is set while a sum is a vector
 	// reduction, nan is the NaN flag of max/min.
 	part, nan string
-	// floatLanes: a vector pass's float32 sum of terms >= 0 keeps float
+	// floatLanes: a vector pass's float32 sum of squares keeps float
 	// partials (reduce.go, floatLaneSum).
 	floatLanes bool
 	vars       map[string]string
