@@ -17,8 +17,9 @@ import (
 //     generated tiled GEMM otherwise), bias added after. Depthwise and
 //     other tiny windows (CG·KH·KW < 8) keep the direct loops.
 //   - conv2d_backward_input: per image and group, W_gᵀ · dY_g into a column
-//     matrix, then col2im adds it into dX (parallel over channels, so no
-//     two threads add into one plane).
+//     matrix, then col2im sums it into dX (parallel over channels, so no
+//     two threads add into one plane; it writes every element of dX, so
+//     no memset before).
 //   - conv2d_backward_weight: per group, Σ over images of dY_g · colᵀ.
 //   - max/avg/adaptive-avg pooling and their backward: direct loops,
 //     parallel over the (image, channel) planes, as the eager reference
@@ -74,10 +75,11 @@ static __attribute__((unused)) void *gcdbg_scratch(int slot, size_t bytes) {
 // itself in the loop, im2col stayed scalar (convnet_train's conv2 im2col
 // x16, one thread: 0.71 -> 0.34 ms); a [lo, hi) loop with zeroed edges
 // was vectorized but slower on rows of 16 (a 15-element body: im2col 0.40,
-// col2im 0.62 against 0.38 masked).
+// col2im 0.62 against 0.38 masked). A plane that fits the stack (64 KB)
+// takes conv_plane.go's padded-plane loops instead, unmasked.
 func convHelpers(t string) string {
 	n := sanitizeIdent(t)
-	return fmt.Sprintf(`
+	return convPlaneHelpers(t) + fmt.Sprintf(`
 /* the output columns [*lo, *hi) whose input column ow*s - p + k*d is in [0, W); im2col's and
    col2im's stride-1 row loops below are vector loops masked by that span (gcc -fopt-info-vec:
    "loop vectorized", checked by TestConvHelpersVectorize) */
@@ -91,6 +93,11 @@ static inline void gcdbg_conv_span(int64_t OW, int64_t W, int64_t s, int64_t p, 
 }
 static __attribute__((unused)) void gcdbg_im2col_%[1]s(const %[2]s *X, int64_t sc, int64_t sh, int64_t sw, int64_t CG, int64_t H, int64_t W,
     int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t s0, int64_t s1, int64_t p0, int64_t p1, int64_t d0, int64_t d1, %[2]s *col) {
+  int64_t Hp, Wp; /* a padded plane on the stack: unmasked row copies (conv_plane.go) */
+  if (gcdbg_conv_plane(OH, OW, KH, KW, s0, s1, d0, d1, sizeof(%[2]s), &Hp, &Wp)) {
+    gcdbg_im2col_plane_%[1]s(X, sc, sh, sw, CG, H, W, KH, KW, OH, OW, s0, s1, p0, p1, d0, d1, Hp, Wp, col);
+    return;
+  }
   #pragma omp parallel for collapse(3) if(CG * KH * KW * OH * OW > 32768 && !omp_in_parallel())
   for (int64_t c = 0; c < CG; c++)
     for (int64_t kh = 0; kh < KH; kh++)
@@ -116,8 +123,14 @@ static __attribute__((unused)) void gcdbg_im2col_%[1]s(const %[2]s *X, int64_t s
 }
 static __attribute__((unused)) void gcdbg_col2im_%[1]s(const %[2]s *col, int64_t CG, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t OH, int64_t OW,
     int64_t s0, int64_t s1, int64_t p0, int64_t p1, int64_t d0, int64_t d1, %[2]s *dX) {
+  int64_t Hp, Wp; /* a padded plane on the stack: unmasked row adds (conv_plane.go) */
+  if (gcdbg_conv_plane(OH, OW, KH, KW, s0, s1, d0, d1, sizeof(%[2]s), &Hp, &Wp)) {
+    gcdbg_col2im_plane_%[1]s(col, CG, H, W, KH, KW, OH, OW, s0, s1, p0, p1, d0, d1, Hp, Wp, dX);
+    return;
+  }
   #pragma omp parallel for if(CG * KH * KW * OH * OW > 32768 && !omp_in_parallel())
-  for (int64_t c = 0; c < CG; c++)
+  for (int64_t c = 0; c < CG; c++) {
+    for (int64_t i = 0; i < H * W; i++) dX[c * H * W + i] = 0; /* col2im writes dX: no memset before */
     for (int64_t kh = 0; kh < KH; kh++)
       for (int64_t kw = 0; kw < KW; kw++) {
         const %[2]s *src = col + ((c * KH + kh) * KW + kw) * OH * OW;
@@ -136,6 +149,7 @@ static __attribute__((unused)) void gcdbg_col2im_%[1]s(const %[2]s *col, int64_t
           }
         }
       }
+  }
 }
 `, n, t)
 }
@@ -154,6 +168,7 @@ func convPrelude(r *renderer) string {
 			if buf := r.p.Buffers[n.Name]; buf != nil && !seen[buf.DType] {
 				if len(seen) == 0 {
 					b.WriteString(convPreludeScratch)
+					b.WriteString(convPlanePrelude)
 				}
 				seen[buf.DType] = true
 				b.WriteString(convHelpers(r.d.Types[buf.DType]))
@@ -325,7 +340,6 @@ func (g *kernelGen) convBackwardInput(n *loopir.Node, args []ir.Arg, out *storag
 	wp, wst := g.packed(w, t, 2)
 	geo.par(g)
 	g.line("%s *cols = (%s *)gcdbg_scratch(0, (size_t)(CGK * OHW > 0 ? nt * CGK * OHW : 1) * sizeof(%s));", t, t, t)
-	g.line("memset(%s, 0, (size_t)(N * C * H * W) * sizeof(%s));", out.c, t)
 	g.line("#pragma omp parallel for collapse(2) if(par)")
 	g.line("for (int64_t n = 0; n < N; n++)")
 	g.line("  for (int64_t gi = 0; gi < %d; gi++) {", groups)

@@ -1,0 +1,71 @@
+package runner
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"gcdbg/render"
+	"gcdbg/stages"
+	"gcdbg/trace"
+)
+
+// Convolutions whose im2col and col2im go through a padded plane on the
+// stack (issue 13; render/conv_plane.go; testdata/models/conv_plane_train.py,
+// exported from PyTorch), in training: 3x3 padding 1 at 13x37 (two
+// 16-column chunks and a remainder), padding 0, stride 2, stride (2, 1),
+// dilation 2 with groups, a (3, 2) window with padding (2, 0), a 1x1 conv,
+// and a 130x128 plane too big for the stack (the masked loops). The
+// forward (im2col), backward input (col2im, which writes dX with no memset
+// before) and backward weight (im2col) programs render the helpers, and
+// every output and gradient matches PyTorch. The helpers' values bit for
+// bit against their definition: render's TestConvPlaneHelpersExact.
+func TestConvPlaneMatchesPyTorch(t *testing.T) {
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler (cc) on PATH")
+	}
+	tr, err := trace.Load("testdata/conv_plane_train.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	units, err := stages.Run(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code strings.Builder
+	for _, lp := range units[0].Programs {
+		src, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C,
+			render.Options{Trace: "conv_plane_train.json", Graph: units[0].Captured.Name, Role: lp.Role})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code.WriteString(src.Code)
+	}
+	for _, want := range []string{"gcdbg_im2col_plane_float(", "gcdbg_col2im_plane_float(", "conv2d_backward_input: col",
+		"conv2d_backward_weight: dW_g", "/* conv2d: im2col + GEMM"} {
+		if !strings.Contains(code.String(), want) {
+			t.Errorf("the generated C has no %q", want)
+		}
+	}
+	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Backend != "compiled" || !res.OK {
+		t.Fatalf("backend %q: does not match PyTorch:\n%s", res.Backend, res.Summary())
+	}
+	g := res.Graphs[0]
+	if len(g.Outputs) != 3 || len(g.Grads) != 16 {
+		t.Fatalf("%d outputs and %d grads, want 3 and 16 (14 parameters, x and big)", len(g.Outputs), len(g.Grads))
+	}
+	for _, o := range g.Outputs {
+		if o.VsExpected == nil || !o.VsExpected.Match {
+			t.Errorf("output %d vs PyTorch: %+v", o.Index, o.VsExpected)
+		}
+	}
+	for _, gd := range g.Grads {
+		if gd.VsExpected == nil || !gd.VsExpected.Match {
+			t.Errorf("grad %s vs PyTorch: %+v", gd.Name, gd.VsExpected)
+		}
+	}
+}
