@@ -375,7 +375,7 @@ func indirects(e Expr) []string {
 // inlined pointwise node of this kernel is recomputed at those indices.
 func (r *runner) load(s Stmt, env map[string][]int64, np int, ctx *kernelCtx) (*tensor.Tensor, error) {
 	idx := evalVec(s.Index, env, np)
-	if prod := ctx.inline[s.Buffer]; prod != nil {
+	if prod := ctx.inline[s.Buffer]; prod != nil && storesRowMajor(prod) {
 		penv := r.symEnv()
 		sizes := r.sizes(prod.Ranges)
 		for d := len(sizes) - 1; d >= 0; d-- {
@@ -407,6 +407,28 @@ func (r *runner) load(s Stmt, env map[string][]int64, np int, ctx *kernelCtx) (*
 		copyElem(out, i, t, int(p))
 	}
 	return out, nil
+}
+
+// storesRowMajor reports whether a pointwise node stores its buffer at the
+// row-major offset of its loop variables, so that a load index unravels
+// into the point that computes the element. The scheduler may permute a
+// node's loops into a reduction's order (sched/reorder.go); such a node's
+// buffer is computed whole and read at the index instead.
+func storesRowMajor(n *Node) bool {
+	var terms []Expr
+	for i, r := range n.Ranges {
+		if r.String() == "1" {
+			continue
+		}
+		terms = append(terms, Mul(V(fmt.Sprintf("x%d", i), r), Mul(append([]Expr{C(1)}, n.Ranges[i+1:]...)...)))
+	}
+	want := Add(append([]Expr{C(0)}, terms...)...).String()
+	for _, st := range n.Body {
+		if st.Op == "store" && st.Buffer == n.Name {
+			return st.Index != nil && st.Index.String() == want
+		}
+	}
+	return false
 }
 
 // buffer finds a materialized buffer; an inlined one is computed whole

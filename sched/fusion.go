@@ -22,6 +22,9 @@ const MaxPairAttempts = 64
 // Schedule is the scheduler's result: the kernels in execution order and
 // every fusion it attempted.
 type Schedule struct {
+	// Program is the program the kernels' nodes belong to: the input, or a
+	// copy of it listing the members whose loops the scheduler permuted
+	// (reorder.go) in place of the originals. Render with it.
 	Program   *loopir.Program
 	Before    []*loopir.Kernel // one kernel per node: the program unfused
 	Kernels   []*loopir.Kernel
@@ -45,6 +48,7 @@ type Decision struct {
 	Proximity  int
 	Score      Score
 	Reason     string // why it was refused
+	Note       string // what a fusion changed (a group's loops reordered)
 }
 
 // Score orders candidate pairs, best first, as Inductor's score_fusion:
@@ -97,6 +101,9 @@ type state struct {
 	sizeOf          map[string]int64  // bufBytes' memo
 	stack           []*group          // reaches' scratch stack
 	lin             map[depKey]linear // the index check's linear forms (affine.go)
+	// reordered maps a program node to the copy with permuted loops that
+	// replaced it (reorder.go); reorderRoot maps a copy back.
+	reordered, reorderRoot map[*loopir.Node]*loopir.Node
 }
 
 // Fuse fuses p's nodes into kernels: greedy rounds in which every
@@ -149,6 +156,10 @@ func Fuse(p *loopir.Program) (*Schedule, error) {
 	for i, g := range order {
 		sch.Kernels = append(sch.Kernels, &loopir.Kernel{Name: fmt.Sprintf("kernel%d", i), Nodes: g.nodes})
 	}
+	if s.reorderRoot != nil {
+		s.mergeReduceLoops(sch.Kernels) // loopmerge.go
+	}
+	sch.Program = s.program()
 	return sch, nil
 }
 
@@ -408,7 +419,8 @@ func (s *state) decide(round int, a, b *group) Decision {
 		a, b = b, a
 	}
 	d := Decision{Round: round, A: a.name(), B: b.name()}
-	cat, reason := s.check(a, b)
+	cat, reason, note := s.check(a, b)
+	d.Note = note
 	var sc Score
 	if cat == "" {
 		sc = s.score(tentative(s, a, b), a, b)

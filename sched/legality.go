@@ -24,9 +24,13 @@ const (
 // Fusion never recomputes: a fused producer whose buffer has users outside
 // the kernel still stores it (as Inductor does), so fusing is always
 // legal work-wise and only the traffic saved differs.
-func (s *state) check(a, b *group) (cat, reason string) {
+//
+// When the index check fails only because a pointwise group walks the
+// reduction group's points in another order, its loops are permuted
+// (reorder.go) and note says so.
+func (s *state) check(a, b *group) (cat, reason, note string) {
 	if a.kind == loopir.Fallback || b.kind == loopir.Fallback {
-		return "", "fallback nodes do not fuse"
+		return "", "fallback nodes do not fuse", ""
 	}
 	ab, ba := s.feeds(a, b), s.feeds(b, a)
 	if ba && !ab {
@@ -34,18 +38,18 @@ func (s *state) check(a, b *group) (cat, reason string) {
 	}
 	vertical := ab || ba
 	if path := s.cyclePath(a, b); path != "" {
-		return "", "would create a cycle: " + path
+		return "", "would create a cycle: " + path, ""
 	}
 	if a.kind == loopir.Extern || b.kind == loopir.Extern {
 		switch {
 		case a.kind == loopir.Extern && b.kind == loopir.Extern:
-			return "", "extern can only take epilogues (both are extern calls)"
+			return "", "extern can only take epilogues (both are extern calls)", ""
 		case a.kind != loopir.Extern || !vertical:
-			return "", "extern can only take epilogues (this would be a prologue or a sibling)"
+			return "", "extern can only take epilogues (this would be a prologue or a sibling)", ""
 		case b.kind != loopir.Pointwise:
-			return "", "extern can only take epilogues (a reduction is not a pointwise epilogue)"
+			return "", "extern can only take epilogues (a reduction is not a pointwise epilogue)", ""
 		case !sameNumel(a.outer, b.outer):
-			return "", fmt.Sprintf("ranges differ %s vs %s", tuple(a.outer), tuple(b.outer))
+			return "", fmt.Sprintf("ranges differ %s vs %s", tuple(a.outer), tuple(b.outer)), ""
 		}
 		cat = ExternEpilogue
 	} else {
@@ -53,20 +57,23 @@ func (s *state) check(a, b *group) (cat, reason string) {
 		cat, ok = rangeCategory(a, b, vertical)
 		if !ok {
 			if a.kind == loopir.Reduction || b.kind == loopir.Reduction {
-				return "", fmt.Sprintf("reduction ranges differ %s vs %s", a.space(s.env), b.space(s.env))
+				return "", fmt.Sprintf("reduction ranges differ %s vs %s", a.space(s.env), b.space(s.env)), ""
 			}
-			return "", fmt.Sprintf("ranges differ %s vs %s", tuple(a.outer), tuple(b.outer))
+			return "", fmt.Sprintf("ranges differ %s vs %s", tuple(a.outer), tuple(b.outer)), ""
 		}
 	}
 	if !vertical && !s.sharesRead(a, b) {
-		return "", "no shared buffer"
+		return "", "no shared buffer", ""
 	}
 	if vertical {
 		if r := s.indexCheck(a, b); r != "" {
-			return "", r
+			if note, ok := s.reorderInto(a, b); ok {
+				return cat, "", note
+			}
+			return "", r, ""
 		}
 	}
-	return cat, ""
+	return cat, "", ""
 }
 
 // rangeCategory applies the iteration-space rules, on numels as Inductor

@@ -20,8 +20,12 @@ func (s *Schedule) Log() string {
 				continue
 			}
 			if d.Action == "fuse" {
-				fmt.Fprintf(&b, "  fusing %s with %s: %s, %d bytes saved, proximity %d, score %s\n",
-					d.A, d.B, d.Category, d.BytesSaved, d.Proximity, d.Score)
+				note := ""
+				if d.Note != "" {
+					note = " (" + d.Note + ")"
+				}
+				fmt.Fprintf(&b, "  fusing %s with %s: %s, %d bytes saved, proximity %d, score %s%s\n",
+					d.A, d.B, d.Category, d.BytesSaved, d.Proximity, d.Score, note)
 			} else {
 				fmt.Fprintf(&b, "  cannot fuse %s with %s: %s  (score %s)\n", d.A, d.B, d.Reason, d.Score)
 			}

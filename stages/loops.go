@@ -17,9 +17,14 @@ import (
 
 // LoopProgram is one graph taken through the loop-level stages.
 type LoopProgram struct {
-	Role     string // RoleInference, RoleForward or RoleBackward (execute.go)
-	Graph    *ir.Graph
+	Role  string // RoleInference, RoleForward or RoleBackward (execute.go)
+	Graph *ir.Graph
+	// Loops is the program the later stages render: the lowering's, then
+	// after fusion the scheduler's (Schedule.Program: where it permuted a
+	// node's loops, a copy listing the permuted node). Lowered stays the
+	// lowering's own, which the loopir stage prints.
 	Loops    *loopir.Program
+	Lowered  *loopir.Program
 	Schedule *sched.Schedule
 	Memory   *sched.MemoryPlan
 	Source   *render.Source // the generated C (stages/kernels.go)
@@ -45,7 +50,7 @@ func lowerLoops(u *Unit) error {
 		if err != nil {
 			return fmt.Errorf("%s graph: %w", lp.Role, err)
 		}
-		lp.Loops = p
+		lp.Loops, lp.Lowered = p, p
 	}
 	return nil
 }
@@ -57,7 +62,7 @@ func scheduleFusion(u *Unit) error {
 		if err != nil {
 			return fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
 		}
-		lp.Schedule = s
+		lp.Schedule, lp.Loops = s, s.Program
 	}
 	return nil
 }
@@ -90,7 +95,12 @@ func printPrograms(u *Unit, what string, f func(lp *LoopProgram) string) string 
 }
 
 func printLoopIR(u *Unit) string {
-	return printPrograms(u, "loop IR", func(lp *LoopProgram) string { return loopir.Print(lp.Loops) })
+	return printPrograms(u, "loop IR", func(lp *LoopProgram) string {
+		if lp.Lowered != nil {
+			return loopir.Print(lp.Lowered)
+		}
+		return loopir.Print(lp.Loops)
+	})
 }
 
 // printFusion is TORCH_LOGS=fusion followed by ir_post_fusion.txt.
