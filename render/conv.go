@@ -172,6 +172,7 @@ func convPrelude(r *renderer) string {
 				}
 				seen[buf.DType] = true
 				b.WriteString(convHelpers(r.d.Types[buf.DType]))
+				b.WriteString(convAccHelper(r.d.Types[buf.DType], blasGemm(buf.DType)))
 			}
 		}
 	}
@@ -387,10 +388,14 @@ func (g *kernelGen) convBackwardWeight(n *loopir.Node, args []ir.Arg, out *stora
 	g.line("    gcdbg_im2col_%s(%s + n * %s + gi * CG * %s, %s, %s, %s, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, col);",
 		tn, g.ptr(x), g.e(x.Strides[0]), g.e(x.Strides[1]), g.e(x.Strides[1]), g.e(x.Strides[2]), g.e(x.Strides[3]),
 		stride[0], stride[1], pad[0], pad[1], dil[0], dil[1])
-	g.line("    %s(OCG, CGK, OHW, %s + n * %s + gi * OCG * %s, %s, %s, col, 1, OHW, part, CGK);", gemmName(t),
+	g.line("    /* accumulated by BLAS (beta 1, conv_acc.go), else a product added after */")
+	g.line("    if (!gcdbg_gemm_acc_%s(OCG, CGK, OHW, %s + n * %s + gi * OCG * %s, %s, %s, col, 1, OHW, acc, CGK)) {", tn,
 		gyp, gys[0], gys[1], gys[1], gys[3])
-	g.line("    %s simd", "#pragma omp")
-	g.line("    for (int64_t i = 0; i < OCG * CGK; i++) acc[i] += part[i];")
+	g.line("      %s(OCG, CGK, OHW, %s + n * %s + gi * OCG * %s, %s, %s, col, 1, OHW, part, CGK);", gemmName(t),
+		gyp, gys[0], gys[1], gys[1], gys[3])
+	g.line("      %s simd", "#pragma omp")
+	g.line("      for (int64_t i = 0; i < OCG * CGK; i++) acc[i] += part[i];")
+	g.line("    }")
 	g.line("  }")
 	geo.parEnd(g)
 	g.line("#pragma omp parallel for if(OC * CGK * nt > 32768)")

@@ -144,6 +144,12 @@ func gemmGenFunc(name, t string) string {
 
 func gemmName(t string) string { return "gcdbg_gemm_" + sanitizeIdent(t) }
 
+// blasGemm is the BLAS GEMM pointer (blasPrelude) of element type dt, ""
+// when BLAS has none.
+func blasGemm(dt tensor.DType) string {
+	return map[tensor.DType]string{tensor.Float32: "gcdbg_sgemm", tensor.Float64: "gcdbg_dgemm"}[dt]
+}
+
 func gemmGenName(t string) string { return "gcdbg_gemm_gen_" + sanitizeIdent(t) }
 
 // gemmPrelude writes the BLAS loader and one GEMM per element type used.
@@ -167,7 +173,7 @@ func gemmPrelude(r *renderer) string {
 	b.WriteString(bmmPrelude) // gemm_batch.go
 	for _, dt := range dts {
 		t := r.d.Types[dt]
-		blas := map[tensor.DType]string{tensor.Float32: "gcdbg_sgemm", tensor.Float64: "gcdbg_dgemm"}[dt]
+		blas := blasGemm(dt)
 		b.WriteString(gemmFunc(gemmName(t), t, blas))
 		if dt == tensor.Float32 {
 			b.WriteString(dnnlPrelude)

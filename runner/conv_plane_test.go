@@ -17,8 +17,9 @@ import (
 // dilation 2 with groups, a (3, 2) window with padding (2, 0), a 1x1 conv,
 // and a 130x128 plane too big for the stack (the masked loops). The
 // forward (im2col), backward input (col2im, which writes dX with no memset
-// before) and backward weight (im2col) programs render the helpers, and
-// every output and gradient matches PyTorch. The helpers' values bit for
+// before) and backward weight (im2col, then BLAS accumulating with beta 1)
+// programs render the helpers, and every output and gradient matches
+// PyTorch, with OpenBLAS and without (GCDBG_NO_BLAS=1). The helpers' values bit for
 // bit against their definition: render's TestConvPlaneHelpersExact.
 func TestConvPlaneMatchesPyTorch(t *testing.T) {
 	if _, err := exec.LookPath("cc"); err != nil {
@@ -41,12 +42,22 @@ func TestConvPlaneMatchesPyTorch(t *testing.T) {
 		}
 		code.WriteString(src.Code)
 	}
-	for _, want := range []string{"gcdbg_im2col_plane_float(", "gcdbg_col2im_plane_float(", "conv2d_backward_input: col",
+	for _, want := range []string{"gcdbg_im2col_plane_float(", "gcdbg_col2im_plane_float(", "conv2d_backward_input: col", "gcdbg_gemm_acc_float(",
 		"conv2d_backward_weight: dW_g", "/* conv2d: im2col + GEMM"} {
 		if !strings.Contains(code.String(), want) {
 			t.Errorf("the generated C has no %q", want)
 		}
 	}
+	// with BLAS: conv2d_backward_weight accumulates with beta 1 (render/conv_acc.go);
+	// without: the generated GEMM's product added after
+	for _, noBLAS := range []string{"0", "1"} {
+		t.Setenv("GCDBG_NO_BLAS", noBLAS)
+		checkConvPlaneRun(t, tr, units)
+	}
+}
+
+func checkConvPlaneRun(t *testing.T, tr *trace.Trace, units []*stages.Unit) {
+	t.Helper()
 	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
 	if err != nil {
 		t.Fatal(err)
