@@ -252,7 +252,9 @@ def build(g, top, tensors):
     for n in g["nodes"]:
         op, target, name = n["op"], n["target"], n["name"]
         args = decode(n.get("args", []), env)
-        kwargs = decode(n.get("kwargs", {}), env)
+        # kwargs is a name -> ARG mapping, not an ARG: {"dtype": ARG} is the
+        # keyword dtype= (torch.zeros_like(x, dtype=...)), not a dtype ARG.
+        kwargs = {k: decode(v, env) for k, v in n.get("kwargs", {}).items()}
         if op == "placeholder":
             env[name] = graph.placeholder(name)
             t = lookup(target)
