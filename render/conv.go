@@ -39,7 +39,9 @@ import (
 // the threads' sums in thread order.
 //
 // The im2col scratch is a static buffer that grows once (gcdbg_scratch),
-// one column matrix per thread: no allocation per run after the first.
+// one column matrix per thread: no allocation per run after the first. A
+// column matrix over 1 MB is built and multiplied in chunks of output rows
+// (gcdbg_conv_chunk, conv_plane.go) so that it stays in the L2 cache.
 
 // convOps use the GEMM and the im2col helpers.
 var convOps = map[string]bool{"conv2d": true, "conv2d_backward_input": true, "conv2d_backward_weight": true}
@@ -92,23 +94,26 @@ static inline void gcdbg_conv_span(int64_t OW, int64_t W, int64_t s, int64_t p, 
   *lo = a; *hi = b;
 }
 static __attribute__((unused)) void gcdbg_im2col_%[1]s(const %[2]s *X, int64_t sc, int64_t sh, int64_t sw, int64_t CG, int64_t H, int64_t W,
-    int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t s0, int64_t s1, int64_t p0, int64_t p1, int64_t d0, int64_t d1, %[2]s *col) {
+    int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t s0, int64_t s1, int64_t p0, int64_t p1, int64_t d0, int64_t d1,
+    int64_t oh0, int64_t oh1, %[2]s *col) {
+  /* output rows [oh0, oh1) only (gcdbg_conv_chunk): col is [CG*KH*KW, (oh1-oh0)*OW] */
   int64_t Hp, Wp; /* a padded plane on the stack: unmasked row copies (conv_plane.go) */
   if (gcdbg_conv_plane(OH, OW, KH, KW, s0, s1, d0, d1, sizeof(%[2]s), &Hp, &Wp)) {
-    gcdbg_im2col_plane_%[1]s(X, sc, sh, sw, CG, H, W, KH, KW, OH, OW, s0, s1, p0, p1, d0, d1, Hp, Wp, col);
+    gcdbg_im2col_plane_%[1]s(X, sc, sh, sw, CG, H, W, KH, KW, OH, OW, s0, s1, p0, p1, d0, d1, Hp, Wp, oh0, oh1, col);
     return;
   }
-  #pragma omp parallel for collapse(3) if(CG * KH * KW * OH * OW > 32768 && !omp_in_parallel())
+  const int64_t NR = oh1 - oh0;
+  #pragma omp parallel for collapse(3) if(CG * KH * KW * NR * OW > 32768 && !omp_in_parallel())
   for (int64_t c = 0; c < CG; c++)
     for (int64_t kh = 0; kh < KH; kh++)
       for (int64_t kw = 0; kw < KW; kw++) {
-        %[2]s *dst = col + ((c * KH + kh) * KW + kw) * OH * OW;
+        %[2]s *dst = col + ((c * KH + kh) * KW + kw) * NR * OW;
         int64_t lo, hi;
         gcdbg_conv_span(OW, W, s1, p1, kw * d1, &lo, &hi);
         const int64_t off = kw * d1 - p1;
-        for (int64_t oh = 0; oh < OH; oh++) {
+        for (int64_t oh = oh0; oh < oh1; oh++) {
           const int64_t ih = oh * s0 - p0 + kh * d0;
-          %[2]s *d = dst + oh * OW;
+          %[2]s *d = dst + (oh - oh0) * OW;
           if (ih < 0 || ih >= H) { for (int64_t ow = 0; ow < OW; ow++) d[ow] = 0; continue; }
           const %[2]s *x = X + c * sc + ih * sh;
           if (s1 == 1 && sw == 1) {
@@ -295,16 +300,20 @@ func (g *kernelGen) convGEMM(x, w, bias *loopir.View, out *storage, ob *loopir.B
 	wp, wst := g.packed(w, t, 2)
 	geo.par(g)
 	g.line("const %s *X = %s; const %s *Wt = %s;", t, g.ptr(x), t, wp)
-	g.line("%s *cols = (%s *)gcdbg_scratch(0, (size_t)(CGK * OHW > 0 ? nt * CGK * OHW : 1) * sizeof(%s));", t, t, t)
+	g.line("const int64_t ch = gcdbg_conv_chunk(CGK, OH, OW, sizeof(%s)); /* output rows per im2col + GEMM (conv_plane.go) */", t)
+	g.line("%s *cols = (%s *)gcdbg_scratch(0, (size_t)(CGK * ch * OW > 0 ? nt * CGK * ch * OW : 1) * sizeof(%s));", t, t, t)
 	g.line("#pragma omp parallel for collapse(2) if(par)")
 	g.line("for (int64_t n = 0; n < N; n++)")
 	g.line("  for (int64_t gi = 0; gi < %d; gi++) {", groups)
-	g.line("    %s *col = cols + omp_get_thread_num() * CGK * OHW;", t)
-	g.line("    gcdbg_im2col_%s(X + n * %s + gi * CG * %s, %s, %s, %s, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, col);",
+	g.line("    %s *col = cols + omp_get_thread_num() * CGK * ch * OW;", t)
+	g.line("    %s *Y = %s + (n * OC + gi * OCG) * OHW;", t, out.c)
+	g.line("    for (int64_t oh0 = 0; oh0 < OH; oh0 += ch) {")
+	g.line("      const int64_t oh1 = oh0 + ch < OH ? oh0 + ch : OH, NC = (oh1 - oh0) * OW;")
+	g.line("      gcdbg_im2col_%s(X + n * %s + gi * CG * %s, %s, %s, %s, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, oh0, oh1, col);",
 		tn, sxn, g.e(xst[0]), g.e(xst[0]), g.e(xst[1]), g.e(xst[2]),
 		stride[0], stride[1], pad[0], pad[1], dil[0], dil[1])
-	g.line("    %s *Y = %s + (n * OC + gi * OCG) * OHW;", t, out.c)
-	g.line("    %s(OCG, OHW, CGK, Wt + gi * OCG * %s, %s, %s, col, OHW, 1, Y, OHW);", gemmName(t), wst[0], wst[0], wst[3])
+	g.line("      %s(OCG, NC, CGK, Wt + gi * OCG * %s, %s, %s, col, NC, 1, Y + oh0 * OW, OHW);", gemmName(t), wst[0], wst[0], wst[3])
+	g.line("    }")
 	if bias != nil {
 		g.line("    for (int64_t co = 0; co < OCG; co++) {")
 		g.line("      const %s b = %s[(gi * OCG + co) * %s];", t, g.ptr(bias), g.e(bias.Strides[0]))
@@ -375,7 +384,8 @@ func (g *kernelGen) convBackwardWeight(n *loopir.Node, args []ir.Arg, out *stora
 	geo.decl(g)
 	gyp, gys := g.packed(gy, t, 1)
 	geo.par(g)
-	g.line("%s *cols = (%s *)gcdbg_scratch(0, (size_t)(CGK * OHW > 0 ? nt * CGK * OHW : 1) * sizeof(%s));", t, t, t)
+	g.line("const int64_t ch = gcdbg_conv_chunk(CGK, OH, OW, sizeof(%s)); /* output rows per im2col + GEMM (conv_plane.go) */", t)
+	g.line("%s *cols = (%s *)gcdbg_scratch(0, (size_t)(CGK * ch * OW > 0 ? nt * CGK * ch * OW : 1) * sizeof(%s));", t, t, t)
 	g.line("/* per thread: its sum of every group's dW (OC * CGK), then one image's product (OCG * CGK) */")
 	g.line("const int64_t per = OC * CGK + OCG * CGK;")
 	g.line("%s *parts = (%s *)gcdbg_scratch(3, (size_t)(per > 0 ? nt * per : 1) * sizeof(%s));", t, t, t)
@@ -384,17 +394,19 @@ func (g *kernelGen) convBackwardWeight(n *loopir.Node, args []ir.Arg, out *stora
 	g.line("for (int64_t gi = 0; gi < %d; gi++)", groups)
 	g.line("  for (int64_t n = 0; n < N; n++) {")
 	g.line("    const int64_t tid = omp_get_thread_num();")
-	g.line("    %s *col = cols + tid * CGK * OHW, *acc = parts + tid * per + gi * OCG * CGK, *part = parts + tid * per + OC * CGK;", t)
-	g.line("    gcdbg_im2col_%s(%s + n * %s + gi * CG * %s, %s, %s, %s, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, col);",
+	g.line("    %s *col = cols + tid * CGK * ch * OW, *acc = parts + tid * per + gi * OCG * CGK, *part = parts + tid * per + OC * CGK;", t)
+	g.line("    for (int64_t oh0 = 0; oh0 < OH; oh0 += ch) {")
+	g.line("      const int64_t oh1 = oh0 + ch < OH ? oh0 + ch : OH, NC = (oh1 - oh0) * OW;")
+	g.line("      gcdbg_im2col_%s(%s + n * %s + gi * CG * %s, %s, %s, %s, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, oh0, oh1, col);",
 		tn, g.ptr(x), g.e(x.Strides[0]), g.e(x.Strides[1]), g.e(x.Strides[1]), g.e(x.Strides[2]), g.e(x.Strides[3]),
 		stride[0], stride[1], pad[0], pad[1], dil[0], dil[1])
-	g.line("    /* accumulated by BLAS (beta 1, conv_acc.go), else a product added after */")
-	g.line("    if (!gcdbg_gemm_acc_%s(OCG, CGK, OHW, %s + n * %s + gi * OCG * %s, %s, %s, col, 1, OHW, acc, CGK)) {", tn,
-		gyp, gys[0], gys[1], gys[1], gys[3])
-	g.line("      %s(OCG, CGK, OHW, %s + n * %s + gi * OCG * %s, %s, %s, col, 1, OHW, part, CGK);", gemmName(t),
-		gyp, gys[0], gys[1], gys[1], gys[3])
-	g.line("      %s simd", "#pragma omp")
-	g.line("      for (int64_t i = 0; i < OCG * CGK; i++) acc[i] += part[i];")
+	g.line("      const %s *A = %s + n * %s + gi * OCG * %s + oh0 * OW * %s;", t, gyp, gys[0], gys[1], gys[3])
+	g.line("      /* accumulated by BLAS (beta 1, conv_acc.go), else a product added after */")
+	g.line("      if (!gcdbg_gemm_acc_%s(OCG, CGK, NC, A, %s, %s, col, 1, NC, acc, CGK)) {", tn, gys[1], gys[3])
+	g.line("        %s(OCG, CGK, NC, A, %s, %s, col, 1, NC, part, CGK);", gemmName(t), gys[1], gys[3])
+	g.line("        %s simd", "#pragma omp")
+	g.line("        for (int64_t i = 0; i < OCG * CGK; i++) acc[i] += part[i];")
+	g.line("      }")
 	g.line("    }")
 	g.line("  }")
 	geo.parEnd(g)

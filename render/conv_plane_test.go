@@ -68,7 +68,7 @@ static void check(int64_t CG, int64_t H, int64_t W, int64_t KH, int64_t KW, int6
   const int64_t sw = 2, sh = W * sw + 3, sc = H * sh + 5; /* not the dense strides */
   T_ *X = malloc(sizeof(T_) * (size_t)(CG * sc + 1));
   const int64_t ncol = CG * KH * KW * OH * OW;
-  T_ *col = malloc(sizeof(T_) * (size_t)(ncol + 1)), *want = malloc(sizeof(T_) * (size_t)(ncol + 1));
+  T_ *col = malloc(sizeof(T_) * (size_t)(ncol + 1)), *want = malloc(sizeof(T_) * (size_t)(ncol + 1)), *chk = malloc(sizeof(T_) * (size_t)(ncol + 1));
   T_ *dX = malloc(sizeof(T_) * (size_t)(CG * H * W + 1)), *dXw = malloc(sizeof(T_) * (size_t)(CG * H * W + 1));
   for (int64_t i = 0; i < CG * sc + 1; i++) {
     const int64_t r = rnd(40);
@@ -88,8 +88,20 @@ static void check(int64_t CG, int64_t H, int64_t W, int64_t KH, int64_t KW, int6
   for (int64_t i = 0; i < ncol; i++) col[i] = (T_)12345;
   if (par) {
     #pragma omp parallel num_threads(2)
-    { if (omp_get_thread_num() == 0) gcdbg_im2col_T_(X, sc, sh, sw, CG, H, W, KH, KW, OH, OW, s0, s1, p0, p1, d0, d1, col); }
-  } else gcdbg_im2col_T_(X, sc, sh, sw, CG, H, W, KH, KW, OH, OW, s0, s1, p0, p1, d0, d1, col);
+    { if (omp_get_thread_num() == 0) gcdbg_im2col_T_(X, sc, sh, sw, CG, H, W, KH, KW, OH, OW, s0, s1, p0, p1, d0, d1, 0, OH, col); }
+  } else gcdbg_im2col_T_(X, sc, sh, sw, CG, H, W, KH, KW, OH, OW, s0, s1, p0, p1, d0, d1, 0, OH, col);
+  /* in chunks of output rows (gcdbg_conv_chunk): chunk [oh0, oh1) is the columns of those rows */
+  const int64_t chunk = 1 + rnd(OH);
+  for (int64_t oh0 = 0; oh0 < OH && !par; oh0 += chunk) {
+    const int64_t oh1 = oh0 + chunk < OH ? oh0 + chunk : OH, NR = oh1 - oh0;
+    gcdbg_im2col_T_(X, sc, sh, sw, CG, H, W, KH, KW, OH, OW, s0, s1, p0, p1, d0, d1, oh0, oh1, chk);
+    for (int64_t r = 0; r < CG * KH * KW; r++)
+      if (memcmp(chk + r * NR * OW, want + r * OH * OW + oh0 * OW, sizeof(T_) * (size_t)(NR * OW)) != 0) {
+        printf("MISMATCH im2col rows %ld..%ld CG %ld H %ld W %ld K %ldx%ld s %ld,%ld p %ld,%ld d %ld,%ld\n", (long)oh0, (long)oh1, (long)CG, (long)H, (long)W, (long)KH, (long)KW, (long)s0, (long)s1, (long)p0, (long)p1, (long)d0, (long)d1);
+        bad++;
+        break;
+      }
+  }
   if (memcmp(col, want, sizeof(T_) * (size_t)ncol) != 0) {
     printf("MISMATCH im2col CG %ld H %ld W %ld K %ldx%ld s %ld,%ld p %ld,%ld d %ld,%ld\n", (long)CG, (long)H, (long)W, (long)KH, (long)KW, (long)s0, (long)s1, (long)p0, (long)p1, (long)d0, (long)d1);
     bad++;
@@ -114,7 +126,7 @@ static void check(int64_t CG, int64_t H, int64_t W, int64_t KH, int64_t KW, int6
     bad++;
   }
   checked++;
-  free(X); free(col); free(want); free(dX); free(dXw);
+  free(X); free(col); free(want); free(chk); free(dX); free(dXw);
 }
 int main(void) {
   /* CG, H, W, KH, KW, s0, s1, p0, p1, d0, d1 */

@@ -15,12 +15,15 @@ import (
 // exported from PyTorch), in training: 3x3 padding 1 at 13x37 (two
 // 16-column chunks and a remainder), padding 0, stride 2, stride (2, 1),
 // dilation 2 with groups, a (3, 2) window with padding (2, 0), a 1x1 conv,
-// and a 130x128 plane too big for the stack (the masked loops). The
-// forward (im2col), backward input (col2im, which writes dX with no memset
-// before) and backward weight (im2col, then BLAS accumulating with beta 1)
-// programs render the helpers, and every output and gradient matches
-// PyTorch, with OpenBLAS and without (GCDBG_NO_BLAS=1). The helpers' values bit for
-// bit against their definition: render's TestConvPlaneHelpersExact.
+// a 130x128 plane too big for the stack (the masked loops), and two
+// convolutions whose column matrix outgrows 1 MB, so that im2col + GEMM
+// run in chunks of output rows (forward and backward weight), one on the
+// plane path, one on the masked loops. The forward (im2col), backward
+// input (col2im, which writes dX with no memset before) and backward
+// weight (im2col, then BLAS accumulating with beta 1) programs render the
+// helpers, and every output and gradient matches PyTorch, with OpenBLAS
+// and without (GCDBG_NO_BLAS=1). The helpers' values bit for bit against
+// their definition: render's TestConvPlaneHelpersExact.
 func TestConvPlaneMatchesPyTorch(t *testing.T) {
 	if _, err := exec.LookPath("cc"); err != nil {
 		t.Skip("no C compiler (cc) on PATH")
@@ -42,7 +45,7 @@ func TestConvPlaneMatchesPyTorch(t *testing.T) {
 		}
 		code.WriteString(src.Code)
 	}
-	for _, want := range []string{"gcdbg_im2col_plane_float(", "gcdbg_col2im_plane_float(", "conv2d_backward_input: col", "gcdbg_gemm_acc_float(",
+	for _, want := range []string{"gcdbg_im2col_plane_float(", "gcdbg_col2im_plane_float(", "conv2d_backward_input: col", "gcdbg_gemm_acc_float(", "gcdbg_conv_chunk(",
 		"conv2d_backward_weight: dW_g", "/* conv2d: im2col + GEMM"} {
 		if !strings.Contains(code.String(), want) {
 			t.Errorf("the generated C has no %q", want)
@@ -66,8 +69,8 @@ func checkConvPlaneRun(t *testing.T, tr *trace.Trace, units []*stages.Unit) {
 		t.Fatalf("backend %q: does not match PyTorch:\n%s", res.Backend, res.Summary())
 	}
 	g := res.Graphs[0]
-	if len(g.Outputs) != 3 || len(g.Grads) != 16 {
-		t.Fatalf("%d outputs and %d grads, want 3 and 16 (14 parameters, x and big)", len(g.Outputs), len(g.Grads))
+	if len(g.Outputs) != 4 || len(g.Grads) != 18 {
+		t.Fatalf("%d outputs and %d grads, want 4 and 18 (16 parameters, x and big)", len(g.Outputs), len(g.Grads))
 	}
 	for _, o := range g.Outputs {
 		if o.VsExpected == nil || !o.VsExpected.Match {
