@@ -40,9 +40,17 @@ func (s *state) reorderInto(a, b *group) (note string, ok bool) {
 	// image by image at a stride of C·H·W: measured slower on this machine
 	// (an 8 MB activation sits in the cache either way, and the strided
 	// walk's runs of H·W map to the same cache sets).
+	// And only when that removes its stores: a producer whose buffers
+	// other kernels read is stored anyway, and its walk in the reduction's
+	// order measured slower than its own (resnet_block_train's backward).
 	p, r := a, b
 	if r.kind != loopir.Reduction || p.kind != loopir.Pointwise || len(r.reduce) == 0 || s.feeds(b, a) {
 		return "", false
+	}
+	for buf := range p.writes {
+		if s.outputs[buf] || !s.onlyReadBy(buf, p, r) {
+			return "", false
+		}
 	}
 	target := concat(r.outer, r.reduce)
 	tsize, ok := constSizes(target)
