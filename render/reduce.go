@@ -48,9 +48,22 @@ func (g *kernelGen) accType(a *accum) string {
 // choice and the values. Only in vector passes: a scalar loop's single
 // float partial would sum every term in one chain.
 
-// floatLaneSum reports whether a's sum may keep float lanes.
+// floatLaneMaxTerms bounds the terms a float-lane sum of squares may add:
+// a partial's relative error grows with the terms per lane, and a long
+// reduction (BatchNorm's statistics over N*H*W = 32768 per channel, summed
+// through outer reduce loops that do not merge) kept in float lanes failed
+// the verdict against PyTorch, whose batch_norm statistics accumulate in
+// double (sched engineer, 2026-11-26). layer_norm's and RMSNorm's rows
+// (1024) stay well under it.
+const floatLaneMaxTerms = 4096
+
+// floatLaneSum reports whether a's sum may keep float lanes: a float32 sum
+// of squares over a static reduction of at most floatLaneMaxTerms terms.
 func (g *kernelGen) floatLaneSum(a *accum) bool {
 	if a.op != "sum" || a.in != tensor.Float32 || a.dt != tensor.Float32 {
+		return false
+	}
+	if n, ok := static(g.sp.reduce); !ok || n > floatLaneMaxTerms {
 		return false
 	}
 	args := a.n.Body[a.at].Args

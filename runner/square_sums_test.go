@@ -1,9 +1,16 @@
 package runner
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"gcdbg/graphtext"
+	"gcdbg/render"
+	"gcdbg/stages"
 )
 
 // Sums of squares keep float partials in the vector lanes (render/reduce.go,
@@ -51,6 +58,62 @@ func TestFloatLaneSums(t *testing.T) {
 		if o.VsExpected == nil || !o.VsExpected.Match {
 			t.Errorf("output %d vs PyTorch: %+v", o.Index, o.VsExpected)
 		}
+		if o.VsEager == nil || !o.VsEager.Match {
+			t.Errorf("output %d vs eager: %+v", o.Index, o.VsEager)
+		}
+	}
+}
+
+// A sum of squares longer than render's floatLaneMaxTerms keeps double
+// lanes: float partials over a long reduction (BatchNorm's statistics over
+// N*H*W) lose more than PyTorch's double accumulation; a short row's
+// squares (1024) keep float lanes. The values match the eager interpreter.
+func TestFloatLaneSumsOnlyShortReductions(t *testing.T) {
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler (cc) on PATH")
+	}
+	path := filepath.Join(t.TempDir(), "long_squares.py")
+	src := `def forward(self, x: "f32[4, 16384]", y: "f32[8, 1024]"):
+    a = torch.sum(x * x, [1])
+    b = torch.sum(y * y, [1])
+    return (a, b)
+`
+	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := graphtext.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	units, err := stages.Run(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp := units[0].Programs[0]
+	rs, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C, render.Options{Trace: "long_squares", Graph: units[0].Captured.Name, Role: lp.Role})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl := regexp.MustCompile(`^\s*(float|double) (t\d+) = 0;$`)
+	clause := regexp.MustCompile(`reduction\(\+:(t\d+)\)`)
+	types := map[string]string{}
+	count := map[string]int{}
+	for _, l := range strings.Split(rs.Code, "\n") {
+		if m := decl.FindStringSubmatch(l); m != nil {
+			types[m[2]] = m[1]
+		}
+		for _, m := range clause.FindAllStringSubmatch(l, -1) {
+			count[types[m[1]]]++
+		}
+	}
+	if count["float"] != 1 || count["double"] != 1 {
+		t.Errorf("sum accumulators by type %v, want 1 float (1024 squares) and 1 double (16384 squares):\n%s", count, rs.Code)
+	}
+	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range res.Graphs[0].Outputs {
 		if o.VsEager == nil || !o.VsEager.Match {
 			t.Errorf("output %d vs eager: %+v", o.Index, o.VsEager)
 		}
