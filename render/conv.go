@@ -178,6 +178,9 @@ func convPrelude(r *renderer) string {
 				seen[buf.DType] = true
 				b.WriteString(convHelpers(r.d.Types[buf.DType]))
 				b.WriteString(convAccHelper(r.d.Types[buf.DType], blasGemm(buf.DType)))
+				if buf.DType == tensor.Float32 && r.gemms[buf.DType] {
+					b.WriteString(dnnlAccFunc(r.d.Types[buf.DType])) // gemm_dnnl.go
+				}
 			}
 		}
 	}
@@ -312,7 +315,7 @@ func (g *kernelGen) convGEMM(x, w, bias *loopir.View, out *storage, ob *loopir.B
 	g.line("      gcdbg_im2col_%s(X + n * %s + gi * CG * %s, %s, %s, %s, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, oh0, oh1, col);",
 		tn, sxn, g.e(xst[0]), g.e(xst[0]), g.e(xst[1]), g.e(xst[2]),
 		stride[0], stride[1], pad[0], pad[1], dil[0], dil[1])
-	g.line("      %s(OCG, NC, CGK, Wt + gi * OCG * %s, %s, %s, col, NC, 1, Y + oh0 * OW, OHW);", gemmName(t), wst[0], wst[0], wst[3])
+	g.line("      %s(OCG, NC, CGK, Wt + gi * OCG * %s, %s, %s, col, NC, 1, Y + oh0 * OW, OHW);", g.convGemmFn(t), wst[0], wst[0], wst[3])
 	g.line("    }")
 	if bias != nil {
 		g.line("    for (int64_t co = 0; co < OCG; co++) {")
@@ -354,7 +357,7 @@ func (g *kernelGen) convBackwardInput(n *loopir.Node, args []ir.Arg, out *storag
 	g.line("for (int64_t n = 0; n < N; n++)")
 	g.line("  for (int64_t gi = 0; gi < %d; gi++) {", groups)
 	g.line("    %s *col = cols + omp_get_thread_num() * CGK * OHW;", t)
-	g.line("    %s(CGK, OHW, OCG, %s + gi * OCG * %s, %s, %s, %s + n * %s + gi * OCG * %s, %s, %s, col, OHW);", gemmName(t),
+	g.line("    %s(CGK, OHW, OCG, %s + gi * OCG * %s, %s, %s, %s + n * %s + gi * OCG * %s, %s, %s, col, OHW);", g.convGemmFn(t),
 		wp, wst[0], wst[3], wst[0], gyp, gys[0], gys[1], gys[1], gys[3])
 	g.line("    gcdbg_col2im_%s(col, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, %s + (n * C + gi * CG) * H * W);",
 		tn, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], out.c)
@@ -402,8 +405,8 @@ func (g *kernelGen) convBackwardWeight(n *loopir.Node, args []ir.Arg, out *stora
 		stride[0], stride[1], pad[0], pad[1], dil[0], dil[1])
 	g.line("      const %s *A = %s + n * %s + gi * OCG * %s + oh0 * OW * %s;", t, gyp, gys[0], gys[1], gys[3])
 	g.line("      /* accumulated by BLAS (beta 1, conv_acc.go), else a product added after */")
-	g.line("      if (!gcdbg_gemm_acc_%s(OCG, CGK, NC, A, %s, %s, col, 1, NC, acc, CGK)) {", tn, gys[1], gys[3])
-	g.line("        %s(OCG, CGK, NC, A, %s, %s, col, 1, NC, part, CGK);", gemmName(t), gys[1], gys[3])
+	g.line("      if (!%s(OCG, CGK, NC, A, %s, %s, col, 1, NC, acc, CGK)) {", g.convAccFn(t), gys[1], gys[3])
+	g.line("        %s(OCG, CGK, NC, A, %s, %s, col, 1, NC, part, CGK);", g.convGemmFn(t), gys[1], gys[3])
 	g.line("        %s simd", "#pragma omp")
 	g.line("        for (int64_t i = 0; i < OCG * CGK; i++) acc[i] += part[i];")
 	g.line("      }")

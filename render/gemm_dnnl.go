@@ -72,6 +72,37 @@ static __attribute__((unused)) void %[1]s(int64_t M, int64_t N, int64_t K, const
 `, gemmDNNLName(t), gemmName(t))
 }
 
+// dnnlAccFunc is the oneDNN accumulating GEMM of convAccFn, written after
+// conv_acc.go's OpenBLAS one (its fallback) in the convolutions' prelude.
+func dnnlAccFunc(t string) string {
+	return fmt.Sprintf(`
+/* C += A B through oneDNN (beta 1), conv2d_backward_weight's accumulation
+   (conv_acc.go); OpenBLAS's when oneDNN cannot. 0 when neither can. */
+static __attribute__((unused)) int gcdbg_gemm_acc_dnnl_%[1]s(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t sa1,
+    const float *B, int64_t sb0, int64_t sb1, float *C, int64_t ldc) {
+  pthread_once(&gcdbg_dnnl_once, gcdbg_dnnl_load);
+  int ta, tb, lda, ldb;
+  if (gcdbg_dnnl_sgemm && M > 0 && N > 0 && K > 0 && ldc < 2147483647 && gcdbg_blas_layout(M, K, sa0, sa1, &ta, &lda) &&
+      gcdbg_blas_layout(K, N, sb0, sb1, &tb, &ldb) &&
+      gcdbg_dnnl_sgemm(ta == 112 ? 'T' : 'N', tb == 112 ? 'T' : 'N', M, N, K, 1.0f, A, lda, B, ldb, 1.0f, C, ldc) == 0)
+    return 1;
+  return gcdbg_gemm_acc_%[1]s(M, N, K, A, sa0, sa1, B, sb0, sb1, C, ldc);
+}
+`, sanitizeIdent(t))
+}
+
+// convAccFn is conv2d_backward_weight's accumulating GEMM (C += A B,
+// returning 0 when it cannot): OpenBLAS's (conv_acc.go), or oneDNN's when
+// the kernel chose it, as convGemmFn.
+func (g *kernelGen) convAccFn(t string) string {
+	acc := "gcdbg_gemm_acc_" + sanitizeIdent(t)
+	if !g.r.d.Entry || t != "float" {
+		return acc
+	}
+	g.r.choiceOf(g.idx).dnnl = true
+	return fmt.Sprintf("(%s & %d ? gcdbg_gemm_acc_dnnl_%s : %s)", choiceVar, choiceDNNL, sanitizeIdent(t), acc)
+}
+
 // convGemmFn is the GEMM function a convolution's per-image GEMMs call:
 // OpenBLAS-first, or oneDNN's sgemm when the kernel chose it (float32
 // only; the generated GEMM is not offered: it is no candidate at these

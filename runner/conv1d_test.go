@@ -49,7 +49,7 @@ func TestConv1dTakesIm2colGEMM(t *testing.T) {
 			}
 			convKernels++
 			if !strings.Contains(k, "/* conv2d: im2col + GEMM") || !strings.Contains(k, "gcdbg_im2col_float(") ||
-				!strings.Contains(k, "gcdbg_gemm_float(") || strings.Contains(k, "double acc") {
+				!strings.Contains(k, "gcdbg_gemm_dnnl_float : gcdbg_gemm_float)(") || strings.Contains(k, "double acc") {
 				t.Errorf("%s kernel %s: conv2d is not im2col + GEMM:\n%s", lp.Role, head, k)
 			}
 		}

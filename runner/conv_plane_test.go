@@ -57,6 +57,14 @@ func TestConvPlaneMatchesPyTorch(t *testing.T) {
 		t.Setenv("GCDBG_NO_BLAS", noBLAS)
 		checkConvPlaneRun(t, tr, units)
 	}
+	// the per-image GEMMs and the beta-1 accumulation through oneDNN's
+	// sgemm (render/gemm_dnnl.go, choice 8) where the kernel offers it
+	if !strings.Contains(code.String(), "gcdbg_gemm_acc_dnnl_float :") || !strings.Contains(code.String(), "gcdbg_gemm_dnnl_float :") {
+		t.Error("the convolutions offer no oneDNN choice")
+	}
+	t.Setenv("GCDBG_NO_BLAS", "0")
+	t.Setenv("GCDBG_CHOICE", "8")
+	checkConvPlaneRun(t, tr, units)
 }
 
 func checkConvPlaneRun(t *testing.T, tr *trace.Trace, units []*stages.Unit) {
