@@ -3,9 +3,6 @@ package compiler_test
 import (
 	"strings"
 	"testing"
-
-	"gcdbg/compiler"
-	"gcdbg/interp"
 )
 
 // A ReLU whose `gt` mask is stored for the backward, and the backward's
@@ -19,29 +16,14 @@ import (
 // backward's window search is a vector loop over output columns too
 // (render/maxpool2d.go; the scalar search took 1.1 ms of one core against 0.27).
 func TestMaskedPointwiseVectorize(t *testing.T) {
-	u := loadUnits(t, "testdata/relu_mask_train.json")[0]
-	saved := interp.Inputs{}
-	var code strings.Builder
-	loops := 0
-	for _, lp := range u.Programs {
-		src := renderLP(t, u, lp)
-		code.WriteString(src.Code)
-		art, err := compiler.Build(src.Program(), compiler.Options{CacheDir: t.TempDir(), VecReport: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		loops += checkSimdLoopsVectorized(t, src.Code, art.VecReport)
-		if ok, err := checkNumbers(t, art, u, lp, saved); err != nil || !ok {
-			t.Errorf("%s: compiled values differ from the eager interpreter: %v", lp.Role, err)
-		}
-	}
+	src, loops := buildMaskedUnit(t, "testdata/relu_mask_train.json")
 	if loops < 3 {
 		t.Errorf("%d simd loops, want the forward's, the mask recompute's and the masked select's", loops)
 	}
 	// the premise: a bool mask stored from a ReLU's result and read back
 	for _, want := range []string{"const bool t6 = (t5 > 0.0f);  // gt", "const bool t0 = ((const uint8_t *)", "? t1 : 0.0f);  // where", "where[ow] = best;"} {
-		if !strings.Contains(code.String(), want) {
-			t.Errorf("the generated C has no %q:\n%s", want, code.String())
+		if !strings.Contains(src, want) {
+			t.Errorf("the generated C has no %q:\n%s", want, src)
 		}
 	}
 }

@@ -19,7 +19,25 @@ import (
 // element on random signs). The values are still the eager interpreter's,
 // NaN, ±Inf, -0, 0, a denormal and values at the clamp's edges included.
 func TestReLU6MasksVectorize(t *testing.T) {
-	u := loadUnits(t, "testdata/relu6_mask_train.json")[0]
+	src, loops := buildMaskedUnit(t, "testdata/relu6_mask_train.json")
+	if loops < 3 {
+		t.Errorf("%d simd loops, want the forward's, the mask recompute's and the masked selects'", loops)
+	}
+	// the premise: the recompute stores both masks and the clamped value
+	for _, want := range []string{"bool *b_buf2, bool *b_buf4, float *b_buf5)", "const bool t5 = (t4 < 0.0f);  // clamp_lt", "const bool t7 = (t6 > 6.0f);  // clamp_gt"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("the generated C has no %q:\n%s", want, src)
+		}
+	}
+}
+
+// buildMaskedUnit builds every loop program of the trace's first unit,
+// checks that each of its simd loops is reported vectorized and that its
+// values are the eager interpreter's, and returns the C of all programs and
+// how many simd loops they have.
+func buildMaskedUnit(t *testing.T, path string) (string, int) {
+	t.Helper()
+	u := loadUnits(t, path)[0]
 	saved := interp.Inputs{}
 	var code strings.Builder
 	loops := 0
@@ -35,14 +53,5 @@ func TestReLU6MasksVectorize(t *testing.T) {
 			t.Errorf("%s: compiled values differ from the eager interpreter: %v", lp.Role, err)
 		}
 	}
-	if loops < 3 {
-		t.Errorf("%d simd loops, want the forward's, the mask recompute's and the masked selects'", loops)
-	}
-	// the premise: the recompute stores both masks and the clamped value
-	src := code.String()
-	for _, want := range []string{"bool *b_buf2, bool *b_buf4, float *b_buf5)", "const bool t5 = (t4 < 0.0f);  // clamp_lt", "const bool t7 = (t6 > 6.0f);  // clamp_gt"} {
-		if !strings.Contains(src, want) {
-			t.Errorf("the generated C has no %q:\n%s", want, src)
-		}
-	}
+	return code.String(), loops
 }
