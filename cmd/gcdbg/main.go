@@ -54,8 +54,9 @@ makes one from a PyTorch model), readable graph text (def forward(self, x:
 (docs/torch-trace.md). With no TRACE, commands use the embedded example: the
 seed MLP (Flatten + Linear 784→512→512→10 with ReLU).
 
-Choices by measurement: where a kernel can run more than one way (OpenBLAS or
-the generated GEMM; its loops on the OpenMP team or on one thread), run and
+Choices by measurement: where a kernel can run more than one way (OpenBLAS,
+oneDNN's sgemm or the generated GEMM; its loops on the OpenMP team or on one
+thread), run and
 bench time each way once per kernel, shape and machine on the run's own data,
 keep the fastest and cache the choice beside the build cache; the kernels
 stage and run's kernel table show it with the timings that decided it.
@@ -68,7 +69,9 @@ directory's gcdbg; the measured choices live in its choices/, which gcdbg cache
 clear leaves); CC the C compiler (default cc); GCDBG_CC_TIMEOUT one
 compilation's limit (a Go duration or seconds, default 5m); OMP_NUM_THREADS and
 OMP_WAIT_POLICY for the compiled kernels and bench's PyTorch alike (default: the
-CPUs this process may use; passive on 4 CPUs or fewer); GCDBG_OPENCL_DEVICE
+CPUs this process may use; passive on 4 CPUs or fewer), OPENBLAS_THREAD_TIMEOUT
+likewise (default 4 on 4 CPUs or fewer: OpenBLAS's idle threads sleep at once);
+GCDBG_NO_BLAS=1 runs no OpenBLAS or oneDNN, only generated GEMMs; GCDBG_OPENCL_DEVICE
 picks an OpenCL device by name (docs/gpu.md); GCDBG_CRASH_DIR where a crash's
 stack is written (default: the temp folder).
 
