@@ -25,9 +25,13 @@ typedef void (*gcdbg_dgemm_t)(int, int, int, int, int, int, double, const double
 static gcdbg_sgemm_t gcdbg_sgemm;
 static gcdbg_dgemm_t gcdbg_dgemm;
 static pthread_once_t gcdbg_blas_once = PTHREAD_ONCE_INIT;
-static void gcdbg_blas_load(void) {
+/* GCDBG_NO_BLAS=1: no OpenBLAS, no oneDNN (gemm_dnnl.go), the generated GEMM only */
+static int gcdbg_no_blas(void) {
   const char *off = getenv("GCDBG_NO_BLAS");
-  if (off && off[0] && strcmp(off, "0") != 0) return;
+  return off && off[0] && strcmp(off, "0") != 0;
+}
+static void gcdbg_blas_load(void) {
+  if (gcdbg_no_blas()) return;
   void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
   if (!h) h = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
   if (!h) return;

@@ -31,43 +31,43 @@ typedef int (*gcdbg_dnnl_sgemm_t)(char, char, int64_t, int64_t, int64_t, float, 
 static gcdbg_dnnl_sgemm_t gcdbg_dnnl_sgemm;
 static pthread_once_t gcdbg_dnnl_once = PTHREAD_ONCE_INIT;
 static void gcdbg_dnnl_load(void) {
-  const char *off = getenv("GCDBG_NO_BLAS");
-  if (off && off[0] && strcmp(off, "0") != 0) return;
+  if (gcdbg_no_blas()) return;
   void *h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
   if (!h) h = dlopen("libdnnl.so", RTLD_NOW | RTLD_LOCAL);
   if (!h) return;
   gcdbg_dnnl_sgemm = (gcdbg_dnnl_sgemm_t)dlsym(h, "dnnl_sgemm");
 }
-/* Reports whether the oneDNN candidate really runs oneDNN (for tests and the debugger). */
-int gcdbg_uses_dnnl(void) {
+/* C = A B + beta C through oneDNN's sgemm (BLAS layouts, row major); 0 when
+   it cannot (no oneDNN, strides it does not take, an error status). A kernel
+   that chose one thread (gcdbg_gemm_team = 0) runs it with OpenMP's thread
+   count at 1; inside a parallel region oneDNN runs sequentially anyway. */
+static __attribute__((unused)) int gcdbg_dnnl_gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t sa1,
+    const float *B, int64_t sb0, int64_t sb1, float beta, float *C, int64_t ldc) {
   pthread_once(&gcdbg_dnnl_once, gcdbg_dnnl_load);
-  return gcdbg_dnnl_sgemm != 0;
+  int ta, tb, lda, ldb;
+  if (!gcdbg_dnnl_sgemm || M <= 0 || N <= 0 || K <= 0 || ldc >= 2147483647 || !gcdbg_blas_layout(M, K, sa0, sa1, &ta, &lda) ||
+      !gcdbg_blas_layout(K, N, sb0, sb1, &tb, &ldb))
+    return 0;
+  const int one = !gcdbg_gemm_team && !omp_in_parallel();
+  const int nt = one ? omp_get_max_threads() : 0;
+  if (one) omp_set_num_threads(1);
+  const int st = gcdbg_dnnl_sgemm(ta == 112 ? 'T' : 'N', tb == 112 ? 'T' : 'N', M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc);
+  if (one) omp_set_num_threads(nt);
+  return st == 0;
 }
 `
 
 // gemmDNNLName is the oneDNN-first GEMM of element type t (float only).
 func gemmDNNLName(t string) string { return "gcdbg_gemm_dnnl_" + sanitizeIdent(t) }
 
-// gemmDNNLFunc is the oneDNN-first GEMM for float: the same signature and
-// layouts as gemmFunc's (BLAS layouts through gcdbg_blas_layout, row
-// major), the OpenBLAS-first GEMM when oneDNN is absent, the operands'
-// strides do not suit it, or it reports an error (its status, 0 = success).
+// gemmDNNLFunc is the oneDNN-first GEMM for float, with gemmFunc's
+// signature: gcdbg_dnnl_gemm, else the OpenBLAS-first GEMM.
 func gemmDNNLFunc(t string) string {
 	return fmt.Sprintf(`
 static __attribute__((unused)) void %[1]s(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t sa1,
     const float *B, int64_t sb0, int64_t sb1, float *C, int64_t ldc) {
-  pthread_once(&gcdbg_dnnl_once, gcdbg_dnnl_load);
-  int ta, tb, lda, ldb;
-  if (gcdbg_dnnl_sgemm && M > 0 && N > 0 && K > 0 && ldc < 2147483647 && gcdbg_blas_layout(M, K, sa0, sa1, &ta, &lda) &&
-      gcdbg_blas_layout(K, N, sb0, sb1, &tb, &ldb)) {
-    const int one = !gcdbg_gemm_team && !omp_in_parallel();
-    const int nt = one ? omp_get_max_threads() : 0;
-    if (one) omp_set_num_threads(1);
-    const int st = gcdbg_dnnl_sgemm(ta == 112 ? 'T' : 'N', tb == 112 ? 'T' : 'N', M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
-    if (one) omp_set_num_threads(nt);
-    if (st == 0) return;
-  }
-  %[2]s(M, N, K, A, sa0, sa1, B, sb0, sb1, C, ldc);
+  if (!gcdbg_dnnl_gemm(M, N, K, A, sa0, sa1, B, sb0, sb1, 0.0f, C, ldc))
+    %[2]s(M, N, K, A, sa0, sa1, B, sb0, sb1, C, ldc);
 }
 `, gemmDNNLName(t), gemmName(t))
 }
@@ -80,13 +80,7 @@ func dnnlAccFunc(t string) string {
    (conv_acc.go); OpenBLAS's when oneDNN cannot. 0 when neither can. */
 static __attribute__((unused)) int gcdbg_gemm_acc_dnnl_%[1]s(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t sa1,
     const float *B, int64_t sb0, int64_t sb1, float *C, int64_t ldc) {
-  pthread_once(&gcdbg_dnnl_once, gcdbg_dnnl_load);
-  int ta, tb, lda, ldb;
-  if (gcdbg_dnnl_sgemm && M > 0 && N > 0 && K > 0 && ldc < 2147483647 && gcdbg_blas_layout(M, K, sa0, sa1, &ta, &lda) &&
-      gcdbg_blas_layout(K, N, sb0, sb1, &tb, &ldb) &&
-      gcdbg_dnnl_sgemm(ta == 112 ? 'T' : 'N', tb == 112 ? 'T' : 'N', M, N, K, 1.0f, A, lda, B, ldb, 1.0f, C, ldc) == 0)
-    return 1;
-  return gcdbg_gemm_acc_%[1]s(M, N, K, A, sa0, sa1, B, sb0, sb1, C, ldc);
+  return gcdbg_dnnl_gemm(M, N, K, A, sa0, sa1, B, sb0, sb1, 1.0f, C, ldc) || gcdbg_gemm_acc_%[1]s(M, N, K, A, sa0, sa1, B, sb0, sb1, C, ldc);
 }
 `, sanitizeIdent(t))
 }

@@ -23,20 +23,7 @@ import (
 // fails on NaN or Inf at any other position).
 func TestFloatLaneSums(t *testing.T) {
 	tr, units, src := renderFirstProgram(t, "testdata/square_sums.json")
-	// Temporaries are named per kernel: a clause's accumulator is the
-	// latest declaration of its name above it.
-	decl := regexp.MustCompile(`^\s*(float|double) (t\d+) = 0;$`)
-	clause := regexp.MustCompile(`reduction\(\+:(t\d+)\)`)
-	types := map[string]string{}
-	count := map[string]int{}
-	for _, l := range strings.Split(src.Code, "\n") {
-		if m := decl.FindStringSubmatch(l); m != nil {
-			types[m[2]] = m[1]
-		}
-		for _, m := range clause.FindAllStringSubmatch(l, -1) {
-			count[types[m[1]]]++
-		}
-	}
+	count := sumAccumulatorTypes(src.Code)
 	if count["float"] != 3 || count["double"] != 2 || len(count) != 2 {
 		t.Errorf("sum accumulators by type %v, want 3 float (the squares) and 2 double:\n%s", count, src.Code)
 	}
@@ -94,18 +81,7 @@ func TestFloatLaneSumsOnlyShortReductions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	decl := regexp.MustCompile(`^\s*(float|double) (t\d+) = 0;$`)
-	clause := regexp.MustCompile(`reduction\(\+:(t\d+)\)`)
-	types := map[string]string{}
-	count := map[string]int{}
-	for _, l := range strings.Split(rs.Code, "\n") {
-		if m := decl.FindStringSubmatch(l); m != nil {
-			types[m[2]] = m[1]
-		}
-		for _, m := range clause.FindAllStringSubmatch(l, -1) {
-			count[types[m[1]]]++
-		}
-	}
+	count := sumAccumulatorTypes(rs.Code)
 	if count["float"] != 1 || count["double"] != 1 {
 		t.Errorf("sum accumulators by type %v, want 1 float (1024 squares) and 1 double (16384 squares):\n%s", count, rs.Code)
 	}
@@ -118,4 +94,24 @@ func TestFloatLaneSumsOnlyShortReductions(t *testing.T) {
 			t.Errorf("output %d vs eager: %+v", o.Index, o.VsEager)
 		}
 	}
+}
+
+// sumAccumulatorTypes counts the C types of code's sum reductions' vector
+// accumulators (omp simd reduction(+:t) clauses). Temporaries are named per
+// kernel: a clause's accumulator is the latest declaration of its name
+// above it.
+func sumAccumulatorTypes(code string) map[string]int {
+	decl := regexp.MustCompile(`^\s*(float|double) (t\d+) = 0;$`)
+	clause := regexp.MustCompile(`reduction\(\+:(t\d+)\)`)
+	types := map[string]string{}
+	count := map[string]int{}
+	for _, l := range strings.Split(code, "\n") {
+		if m := decl.FindStringSubmatch(l); m != nil {
+			types[m[2]] = m[1]
+		}
+		for _, m := range clause.FindAllStringSubmatch(l, -1) {
+			count[types[m[1]]]++
+		}
+	}
+	return count
 }
