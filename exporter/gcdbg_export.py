@@ -407,6 +407,12 @@ _FACTORY_DRAWS = ("rand", "randn")
 # comparison with PyTorch's garbage meaningless; linspace/logspace/eye/torch.tensor too (gcdbg has
 # no such op: frozen, the model still runs).
 _FACTORY_CALLS = ("arange", "zeros", "ones", "full", "scalar_tensor", "zeros_like", "ones_like", "full_like")
+# Builtins of torch.nn.functional (C functions, torch._C._nn) whose int-list argument the C
+# argument parser checks before __torch_function__ runs: milesial's U-Net pads the upsampled map
+# by sizes read from .size(), F.pad(x1, [diffX // 2, diffX - diffX // 2, ...]), and fx failed with
+# "pad(): argument 'pad' (position 2) must be tuple of ints, not list". While tracing, a call that
+# holds a proxy anywhere in its arguments becomes the graph node fx would make for int arguments.
+_FUNCTIONAL_BUILTINS = ("pad",)
 
 
 def traced_factory(fn):
@@ -444,6 +450,9 @@ class _StackTracer(torch.fx.Tracer):
         saved = {k: getattr(torch, k) for k in _FACTORY_DRAWS + _FACTORY_CALLS}
         for k, orig in saved.items():
             setattr(torch, k, self._factory_draw(orig) if k in _FACTORY_DRAWS else self._factory_call(orig))
+        saved_f = {k: getattr(torch.nn.functional, k) for k in _FUNCTIONAL_BUILTINS}
+        for k, orig in saved_f.items():
+            setattr(torch.nn.functional, k, self._proxy_args_call(orig))
         self._rng, self._drew = torch.get_rng_state(), None
         try:
             with torch.enable_grad():  # grad mode off while tracing = the user's no-grad block
@@ -451,6 +460,8 @@ class _StackTracer(torch.fx.Tracer):
         finally:
             for k, orig in saved.items():
                 setattr(torch, k, orig)
+            for k, orig in saved_f.items():
+                setattr(torch.nn.functional, k, orig)
         if self._drew is None and not torch.equal(self._rng, torch.get_rng_state()):
             self._drew = (None,)
         if self._drew is not None:
@@ -485,6 +496,21 @@ class _StackTracer(torch.fx.Tracer):
             if kwargs.get("out") is not None:  # fx's own way: runs, or a node through the out proxy
                 return orig(*args, **kwargs)
             return self.create_proxy("call_function", orig, args, kwargs)
+        call.__name__ = orig.__name__
+        return call
+
+    def _proxy_args_call(self, orig):
+        def has_proxy(v):
+            if isinstance(v, torch.fx.Proxy):
+                return True
+            if isinstance(v, (list, tuple)):
+                return any(has_proxy(x) for x in v)
+            return False
+
+        def call(*args, **kwargs):
+            if has_proxy(args) or has_proxy(tuple(kwargs.values())):
+                return self.create_proxy("call_function", orig, args, kwargs)
+            return orig(*args, **kwargs)
         call.__name__ = orig.__name__
         return call
 
