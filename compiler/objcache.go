@@ -16,25 +16,53 @@ import (
 )
 
 // Incremental builds: a program whose whole-source entry is not in the
-// cache is built from one object per kernel, each cached by the hash of
-// its own translation unit, so a one-node edit recompiles one kernel (and
-// the entry points, when their text changed) and links the rest.
+// cache is built from one object per group of kernels, each cached by the
+// hash of its own translation unit, so a one-node edit recompiles the
+// edited kernel's group (and the entry points, when their text changed)
+// and links the rest.
 //
 // The split is computed here from what the renderer already writes: the
 // manifest's KernelSpec.Line (the `// kernel N:` comment starting each
 // kernel) and the `void gcdbg_seg` line starting the entry points. A
-// kernel's unit is the prelude plus its own text with its `static void
+// group's unit is the prelude plus its kernels' text, each `static void
 // NAME(` made an external, hidden `void NAME(`; the entry points' unit is
 // the prelude, prototypes of the kernels and the entry points. The
 // prelude's static helpers and its lazily loaded OpenBLAS handle
 // (pthread_once + dlopen) are then per object: each object initializes its
 // own copy, which dlopen makes the same library, so behaviour is unchanged.
+//
+// Kernels are grouped, not one unit each, because a unit's fixed cost (a
+// cc1 and an assembler, the headers, the prelude's GEMM helpers compiled
+// again wherever a kernel calls them) is several times a small kernel's
+// own: an unrolled nn.LSTM's backward (230 kernels, T=24) took 30 s of
+// CPU as 230 units against 7 s in groups of about 16 (docs/performance.md).
+// Group ends are content-defined (a kernel whose head, its comments and
+// signature, hashes to 0 modulo groupEvery ends its group; groupMax caps a
+// run without one), so an edit of one kernel's body changes one group's
+// unit, and the groups around it keep their objects.
 
 // part is one translation unit of a split program.
 type part struct {
-	name string // kernel name, or "entry" for the entry points
+	name string // the group's kernels ("k3_a", "k3_a..k9_b"), or "entry" for the entry points
 	text string // the unit as hashed (no #line directives)
 	cc   string // the unit as compiled: #line directives map it to kernel.c
+}
+
+// groupEvery is the mean number of kernels per unit (a kernel ends its
+// group when its text hashes to 0 modulo groupEvery) and groupMax the
+// most: larger groups cost less in all (fewer fixed costs) but more to
+// rebuild after an edit, and fewer units leave cores idle.
+const (
+	groupEvery = 16
+	groupMax   = 48
+)
+
+// endsGroup reports whether a kernel ends its group, from its head (its
+// comments and signature up to the body's brace: an edit of the body's
+// constants or statements keeps the groups).
+func endsGroup(head string) bool {
+	h := sha256.Sum256([]byte(head))
+	return (uint32(h[0])|uint32(h[1])<<8|uint32(h[2])<<16|uint32(h[3])<<24)%groupEvery == 0
 }
 
 // hidden keeps the kernels out of the library's exported symbols.
@@ -74,6 +102,8 @@ func splitProgram(p Program) (parts []part, ok bool) {
 	prelude := strings.Join(lines[:ks[0].line-1], "")
 	local := localPrelude(lines[:ks[0].line-1])
 	var protos strings.Builder
+	var text, cc strings.Builder // the group being filled
+	first, n := "", 0            // its first kernel's name, its kernels
 	for i, k := range ks {
 		end := entry
 		if i+1 < len(ks) {
@@ -92,8 +122,24 @@ func splitProgram(p Program) (parts []part, ok bool) {
 		sig := body[at+len("static ") : at+brace]
 		protos.WriteString(hidden + strings.TrimSpace(sig) + ";\n")
 		body = body[:at] + hidden + body[at+len("static "):]
-		parts = append(parts, part{name: k.name, text: local + body,
-			cc: "#line 1 \"kernel.c\"\n" + local + fmt.Sprintf("#line %d \"kernel.c\"\n", k.line) + body})
+		if n == 0 {
+			first = k.name
+			text.WriteString(local)
+			cc.WriteString("#line 1 \"kernel.c\"\n" + local)
+		}
+		text.WriteString(body)
+		fmt.Fprintf(&cc, "#line %d \"kernel.c\"\n%s", k.line, body)
+		n++
+		if endsGroup(body[:strings.Index(body, "{")]) || n == groupMax || i == len(ks)-1 {
+			name := first
+			if n > 1 {
+				name += ".." + k.name
+			}
+			parts = append(parts, part{name: name, text: text.String(), cc: cc.String()})
+			text.Reset()
+			cc.Reset()
+			n = 0
+		}
 	}
 	wrap := strings.Join(lines[entry:], "")
 	parts = append(parts, part{name: "entry", text: prelude + protos.String() + wrap,
