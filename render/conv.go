@@ -178,6 +178,9 @@ func convPrelude(r *renderer) string {
 				seen[buf.DType] = true
 				b.WriteString(convHelpers(r.d.Types[buf.DType]))
 				b.WriteString(convAccHelper(r.d.Types[buf.DType], blasGemm(buf.DType)))
+				if buf.DType == tensor.Float32 || buf.DType == tensor.Float64 {
+					b.WriteString(convDepthwiseHelpers(r.d.Types[buf.DType])) // conv_depthwise.go
+				}
 				if buf.DType == tensor.Float32 && r.gemms[buf.DType] {
 					b.WriteString(dnnlAccFunc(r.d.Types[buf.DType])) // gemm_dnnl.go
 				}
@@ -281,6 +284,9 @@ func (g *kernelGen) convArgs(n *loopir.Node, args []ir.Arg, i int) (st, pad, dil
 // packed first. False when the window is too small to gain or its size is
 // not static (direct loops).
 func (g *kernelGen) convGEMM(x, w, bias *loopir.View, out *storage, ob *loopir.Buffer, stride, pad, dil [2]int64, groups int64) bool {
+	if g.depthwiseConv(x, w, bias, out, ob, stride, pad, dil, groups) {
+		return true // conv_depthwise.go
+	}
 	if len(x.Sizes) != 4 && len(x.Sizes) != 3 {
 		return false
 	}
@@ -339,7 +345,7 @@ func (g *kernelGen) convBackwardInput(n *loopir.Node, args []ir.Arg, out *storag
 		return
 	}
 	stride, pad, dil, groups, ok := g.convArgs(n, args, 3)
-	if !ok {
+	if !ok || g.depthwiseBackwardInput(gy, w, out, ob, stride, pad, dil, groups) { // conv_depthwise.go
 		return
 	}
 	t := g.ctype(ob.DType)
@@ -375,7 +381,7 @@ func (g *kernelGen) convBackwardWeight(n *loopir.Node, args []ir.Arg, out *stora
 		return
 	}
 	stride, pad, dil, groups, ok := g.convArgs(n, args, 3)
-	if !ok {
+	if !ok || g.depthwiseBackwardWeight(gy, x, out, ob, stride, pad, dil, groups) { // conv_depthwise.go
 		return
 	}
 	t := g.ctype(ob.DType)
