@@ -14,8 +14,12 @@ import (
 //   - conv2d: per image and group, im2col of the input window into a
 //     [CG·KH·KW, OH·OW] matrix, then one GEMM with the weight as a
 //     [OCG, CG·KH·KW] matrix (cblas_sgemm when OpenBLAS is there, the
-//     generated tiled GEMM otherwise), bias added after. Depthwise and
-//     other tiny windows (CG·KH·KW < 8) keep the direct loops.
+//     generated tiled GEMM otherwise), bias added after. Other tiny
+//     windows (CG·KH·KW < 8) keep the direct loops.
+//   - depthwise (groups == C, CG = 1; float and double), forward and both
+//     backwards: direct kernels per (image, channel) plane over a
+//     zero-padded plane, conv_depthwise.go (the hooks below), not im2col
+//     and a 1xKK GEMM per plane.
 //   - conv2d_backward_input: per image and group, W_gᵀ · dY_g into a column
 //     matrix, then col2im sums it into dX (parallel over channels, so no
 //     two threads add into one plane; it writes every element of dX, so
@@ -349,7 +353,6 @@ func (g *kernelGen) convBackwardInput(n *loopir.Node, args []ir.Arg, out *storag
 		return
 	}
 	t := g.ctype(ob.DType)
-	tn := sanitizeIdent(t)
 	geo := convGeom{N: g.e(ob.Sizes[0]), C: g.e(ob.Sizes[1]), H: g.e(ob.Sizes[2]), W: g.e(ob.Sizes[3]), OC: g.e(w.Sizes[0]),
 		KH: g.e(w.Sizes[2]), KW: g.e(w.Sizes[3]), OH: g.e(gy.Sizes[2]), OW: g.e(gy.Sizes[3]), groups: groups}
 	g.line("{ /* conv2d_backward_input: col = W_g^T dY_g, col2im into dX, per image and group, images in parallel */")
@@ -358,15 +361,13 @@ func (g *kernelGen) convBackwardInput(n *loopir.Node, args []ir.Arg, out *storag
 	gyp, gys := g.packed(gy, t, 1)
 	wp, wst := g.packed(w, t, 2)
 	geo.par(g)
-	g.line("%s *cols = (%s *)gcdbg_scratch(0, (size_t)(CGK * OHW > 0 ? nt * CGK * OHW : 1) * sizeof(%s));", t, t, t)
+	g.convBwdInputScratch(t, stride, dil) // conv_bwd_input.go: a column matrix over 1 MB in chunks of output rows
 	g.line("#pragma omp parallel for collapse(2) if(par)")
 	g.line("for (int64_t n = 0; n < N; n++)")
 	g.line("  for (int64_t gi = 0; gi < %d; gi++) {", groups)
-	g.line("    %s *col = cols + omp_get_thread_num() * CGK * OHW;", t)
-	g.line("    %s(CGK, OHW, OCG, %s + gi * OCG * %s, %s, %s, %s + n * %s + gi * OCG * %s, %s, %s, col, OHW);", g.convGemmFn(t),
-		wp, wst[0], wst[3], wst[0], gyp, gys[0], gys[1], gys[1], gys[3])
-	g.line("    gcdbg_col2im_%s(col, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, %s + (n * C + gi * CG) * H * W);",
-		tn, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], out.c)
+	g.line("    %s *col = cols + omp_get_thread_num() * CGK * ch * OW;", t)
+	g.convBwdInputRows(t, g.convGemmFn(t), fmt.Sprintf("%s + gi * OCG * %s", wp, wst[0]), wst[3], wst[0],
+		fmt.Sprintf("%s + n * %s + gi * OCG * %s", gyp, gys[0], gys[1]), gys[1], gys[3], out.c+" + (n * C + gi * CG) * H * W", stride, pad, dil)
 	g.line("  }")
 	geo.parEnd(g)
 	g.ind--

@@ -148,7 +148,7 @@ static void gcdbg_dw_plane_%[1]s(const %[2]s *x, int64_t sh, int64_t sw, int64_t
         if (ih < 0 || ih >= H) { for (int64_t v = 0; v < Wq; v++) pr[v] = 0; continue; }
         const %[2]s *xr = x + ih * sh;
         for (int64_t v = 0; v < lo; v++) pr[v] = 0;
-        if (s1 == 1 && sw == 1) for (int64_t v = lo; v < hi; v++) pr[v] = xr[v + b - p1]; /* dw plane copy */
+        if (s1 == 1 && sw == 1) for (int64_t v = lo; v < hi; v++) pr[v] = xr[v + b - p1];
         else for (int64_t v = lo; v < hi; v++) pr[v] = xr[(v * s1 + b - p1) * sw];
         for (int64_t v = hi; v < Wq; v++) pr[v] = 0;
       }
@@ -192,10 +192,10 @@ static __attribute__((unused)) void gcdbg_dw_forward_%[1]s(const %[2]s *X, int64
         for (int64_t i0 = 0; i0 < L; i0 += 16) {
           %[2]s a[16];
           for (int j = 0; j < 16; j++) a[j] = 0;
-          for (int64_t k = 0; k < KK; k++) {
+          for (int64_t k = 0; k < KK; k++) { /* dw forward taps: gcc unrolls j and vectorizes this loop, a[] one vector */
             const %[2]s wv = wk[k];
             const %[2]s *restrict s = P + off[k] + i0;
-            for (int j = 0; j < 16; j++) a[j] += wv * s[j]; /* dw forward taps */
+            for (int j = 0; j < 16; j++) a[j] += wv * s[j];
           }
           for (int j = 0; j < 16; j++) acc[i0 + j] = a[j];
         }

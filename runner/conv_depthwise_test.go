@@ -42,8 +42,8 @@ func TestConvDepthwiseMatchesPyTorch(t *testing.T) {
 		code.WriteString(src.Code)
 	}
 	c := code.String()
-	// 12 convolutions: 12 forward calls, 12 weight gradients, 11 input gradients (not n's... every
-	// input that needs one: x, big and xn do, so all 12)
+	// 12 depthwise convolutions, each with its forward, input gradient (x, big and xn need one) and
+	// weight gradient
 	for want, n := range map[string]int{"gcdbg_dw_forward_float(": 12, "gcdbg_dw_backward_input_float(": 12, "gcdbg_dw_backward_weight_float(": 12} {
 		// the call sites, not the definition
 		if got := strings.Count(c, "  "+want); got < n {
