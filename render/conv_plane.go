@@ -133,5 +133,5 @@ static __attribute__((unused)) void gcdbg_col2im_plane_%[1]s(const %[2]s *col, i
     }
   }
 }
-`, sanitizeIdent(t), t)
+`, sanitizeIdent(t), t) + convBwdInputHelper(t) // conv_bwd_input.go
 }

@@ -17,8 +17,10 @@ import (
 // dilation 2 with groups, a (3, 2) window with padding (2, 0), a 1x1 conv,
 // a 130x128 plane too big for the stack (the masked loops), and two
 // convolutions whose column matrix outgrows 1 MB, so that im2col + GEMM
-// run in chunks of output rows (forward and backward weight), one on the
-// plane path, one on the masked loops. The forward (im2col), backward
+// run in chunks of output rows (forward, backward weight and, through
+// render/conv_bwd_input.go, backward input), one on the plane path, one
+// on the masked loops, and a third with stride 2, padding 2 and
+// dilation 2 whose input gradient is built in four chunks. The forward (im2col), backward
 // input (col2im, which writes dX with no memset before) and backward
 // weight (im2col, then BLAS accumulating with beta 1) programs render the
 // helpers, and every output and gradient matches PyTorch, with OpenBLAS
@@ -45,7 +47,7 @@ func TestConvPlaneMatchesPyTorch(t *testing.T) {
 		}
 		code.WriteString(src.Code)
 	}
-	for _, want := range []string{"gcdbg_im2col_plane_float(", "gcdbg_col2im_plane_float(", "conv2d_backward_input: col", "gcdbg_gemm_acc_float(", "gcdbg_conv_chunk(",
+	for _, want := range []string{"gcdbg_im2col_plane_float(", "gcdbg_col2im_plane_float(", "conv2d_backward_input: col", "gcdbg_gemm_acc_float(", "gcdbg_conv_chunk(", "gcdbg_conv_bwd_input_rows_float(",
 		"conv2d_backward_weight: dW_g", "/* conv2d: im2col + GEMM"} {
 		if !strings.Contains(code.String(), want) {
 			t.Errorf("the generated C has no %q", want)
@@ -77,8 +79,8 @@ func checkConvPlaneRun(t *testing.T, tr *trace.Trace, units []*stages.Unit) {
 		t.Fatalf("backend %q: does not match PyTorch:\n%s", res.Backend, res.Summary())
 	}
 	g := res.Graphs[0]
-	if len(g.Outputs) != 4 || len(g.Grads) != 18 {
-		t.Fatalf("%d outputs and %d grads, want 4 and 18 (16 parameters, x and big)", len(g.Outputs), len(g.Grads))
+	if len(g.Outputs) != 5 || len(g.Grads) != 21 {
+		t.Fatalf("%d outputs and %d grads, want 5 and 21 (17 parameters, x, big, wide and strided)", len(g.Outputs), len(g.Grads))
 	}
 	for _, o := range g.Outputs {
 		if o.VsExpected == nil || !o.VsExpected.Match {
