@@ -25,20 +25,23 @@ import (
 // per-thread gcdbg_scratch slot, so any plane size takes the same code.
 //
 //   - forward: over the flattened (oh, ow) grid of phase-row width Wq ≥ OW
-//     (the columns past OW are computed and thrown away), 16 outputs at a
-//     time summed over the taps in (kh, kw) order from 0 (float), the bias
-//     added after (as the GEMM path adds it); one plane serves all OCG
-//     output channels.
-//   - backward input: the OCG dY planes spread tap by tap, row by row,
-//     into a zeroed plane (only real dY elements: no 0·w from a column
-//     that is not there), then the plane's interior is dX; every dX
-//     element is written (rows and columns no window reaches get 0), so no
-//     memset before, as col2im.
-//   - backward weight: per channel, for each tap the window copied out of
-//     the plane (an im2col row), then one dot product per output channel
-//     with dY, products and sums in double; channels in parallel, each
-//     channel's sum over the images in image order on one thread, so the
-//     result does not depend on the thread count.
+//     (the columns past OW are computed and thrown away), in blocks of 512
+//     points (L1), each tap one unit-stride pass over the block, taps in
+//     (kh, kw) order from 0 (float), the bias added after (as the GEMM path
+//     adds it); one plane serves all OCG output channels.
+//   - backward input: the OCG dY planes spread tap by tap into a zeroed
+//     plane, then the plane's interior is dX; every dX element is written
+//     (rows and columns no window reaches get 0), so no memset before, as
+//     col2im. With finite weights dY is laid on the Wq-wide grid (0 past
+//     OW) and each tap is one flat pass (MobileNet's rows of 8 were scalar
+//     loops row by row); a NaN or Inf weight takes the rows of real dY
+//     elements only (Inf·0 past a row would be NaN where PyTorch has none).
+//   - backward weight: per channel and image, each tap's window copied out
+//     of the plane (an im2col row), then one dot product per tap and output
+//     channel with dY over the whole plane, products and sums in double (8
+//     lanes, then the image's sum added to the channel's); channels in
+//     parallel, each channel's images in order on one thread, so the result
+//     does not depend on the thread count.
 //
 // Products with padding zeros are summed as the im2col path sums them (a
 // weight of ±Inf gives NaN at a padded border, as PyTorch's im2col path;
@@ -174,7 +177,7 @@ static __attribute__((unused)) void gcdbg_dw_forward_%[1]s(const %[2]s *X, int64
   int64_t Hq, Wq, off[KK > 0 ? KK : 1];
   gcdbg_dw_geom_%[1]s(OH, OW, KH, KW, s0, s1, d0, d1, &Hq, &Wq, off);
   const int64_t L = (OH - 1) * Wq + OW; /* the flattened (oh, ow) grid of row width Wq */
-  const int64_t PS = s0 * s1 * Hq * Wq + 16, per = PS + L + 16;
+  const int64_t PS = s0 * s1 * Hq * Wq + 16, per = PS + L;
   const int par = N * C >= 2 && omp_get_max_threads() > 1 && N * OC * OHW * KK >= GCDBG_DW_PAR_WORK;
   const int64_t nt = par ? omp_get_max_threads() : 1;
   %[2]s *scr = (%[2]s *)gcdbg_scratch(0, (size_t)(nt * per) * sizeof(%[2]s));
@@ -188,16 +191,16 @@ static __attribute__((unused)) void gcdbg_dw_forward_%[1]s(const %[2]s *X, int64
         %[2]s wk[KK > 0 ? KK : 1];
         for (int64_t kh = 0; kh < KH; kh++)
           for (int64_t kw = 0; kw < KW; kw++) wk[kh * KW + kw] = Wt[oc * ws0 + kh * ws2 + kw * ws3];
-        /* 16 grid points at a time (one AVX-512 vector of float), summed over the taps in (kh, kw) order */
-        for (int64_t i0 = 0; i0 < L; i0 += 16) {
-          %[2]s a[16];
-          for (int j = 0; j < 16; j++) a[j] = 0;
-          for (int64_t k = 0; k < KK; k++) { /* dw forward taps: gcc unrolls j and vectorizes this loop, a[] one vector */
+        /* blocks of 512 grid points (in L1), each tap a unit-stride vector pass over the block, taps in (kh, kw) order */
+        for (int64_t i0 = 0; i0 < L; i0 += 512) {
+          const int64_t nb = L - i0 < 512 ? L - i0 : 512;
+          %[2]s *restrict ab = acc + i0;
+          for (int64_t j = 0; j < nb; j++) ab[j] = 0;
+          for (int64_t k = 0; k < KK; k++) {
             const %[2]s wv = wk[k];
-            const %[2]s *restrict s = P + off[k] + i0;
-            for (int j = 0; j < 16; j++) a[j] += wv * s[j];
+            const %[2]s *restrict sb = P + off[k] + i0;
+            for (int64_t j = 0; j < nb; j++) ab[j] += wv * sb[j]; /* dw forward taps */
           }
-          for (int j = 0; j < 16; j++) acc[i0 + j] = a[j];
         }
         %[2]s *restrict y = Y + (n * OC + oc) * OHW;
         if (bias) {
@@ -218,14 +221,15 @@ static __attribute__((unused)) void gcdbg_dw_backward_input_%[1]s(const %[2]s *d
   const int64_t OCG = OC / C, KK = KH * KW;
   int64_t Hq = 0, Wq = 0, off[KK > 0 ? KK : 1];
   if (OH > 0 && OW > 0) gcdbg_dw_geom_%[1]s(OH, OW, KH, KW, s0, s1, d0, d1, &Hq, &Wq, off);
-  const int64_t HWq = Hq * Wq, PS = s0 * s1 * HWq + 16, per = PS + (OH > 0 && OW > 0 ? OH * OW : 0);
+  const int64_t HWq = Hq * Wq, PS = s0 * s1 * HWq + 16, L = OH > 0 && OW > 0 ? (OH - 1) * Wq + OW : 0;
+  const int64_t per = PS + (OH > 0 && OW > 0 ? OH * OW + OH * Wq : 0);
   const int par = N * C >= 2 && omp_get_max_threads() > 1 && N * OC * OH * OW * KK >= GCDBG_DW_PAR_WORK;
   const int64_t nt = par ? omp_get_max_threads() : 1;
   %[2]s *scr = (%[2]s *)gcdbg_scratch(0, (size_t)(nt * per) * sizeof(%[2]s));
   #pragma omp parallel for collapse(2) if(par)
   for (int64_t n = 0; n < N; n++)
     for (int64_t c = 0; c < C; c++) {
-      %[2]s *restrict P = scr + omp_get_thread_num() * per, *restrict tmp = P + PS;
+      %[2]s *restrict P = scr + omp_get_thread_num() * per, *restrict tmp = P + PS, *restrict G = tmp + OH * OW;
       for (int64_t i = 0; i < s0 * s1 * HWq; i++) P[i] = 0;
       for (int64_t m = 0; m < OCG; m++) {
         const int64_t oc = c * OCG + m;
@@ -233,12 +237,30 @@ static __attribute__((unused)) void gcdbg_dw_backward_input_%[1]s(const %[2]s *d
         for (int64_t kh = 0; kh < KH; kh++)
           for (int64_t kw = 0; kw < KW; kw++) wk[kh * KW + kw] = Wt[oc * ws0 + kh * ws2 + kw * ws3];
         const %[2]s *g = gcdbg_dw_dense_%[1]s(dY + n * syn + oc * syc, syh, syw, OH, OW, tmp);
-        for (int64_t oh = 0; oh < OH; oh++) {
-          const %[2]s *restrict gr = g + oh * OW;
+        int fin = 1;
+        for (int64_t k = 0; k < KK; k++) fin &= isfinite(wk[k]) != 0;
+        if (fin) {
+          /* finite weights: dY on the grid of row width Wq, the columns past OW 0 (w*0 adds nothing there),
+             then each tap one flat unit-stride pass (rows of 8 would be scalar loops) */
+          for (int64_t oh = 0; oh < OH; oh++) {
+            %[2]s *restrict gq = G + oh * Wq;
+            for (int64_t ow = 0; ow < OW; ow++) gq[ow] = g[oh * OW + ow];
+            for (int64_t ow = OW; ow < Wq; ow++) gq[ow] = 0;
+          }
           for (int64_t k = 0; k < KK; k++) {
-            %[2]s *restrict pr = P + off[k] + oh * Wq;
+            %[2]s *restrict pk = P + off[k];
             const %[2]s wv = wk[k];
-            for (int64_t ow = 0; ow < OW; ow++) pr[ow] += wv * gr[ow]; /* dw backward input taps */
+            for (int64_t i = 0; i < L; i++) pk[i] += wv * G[i]; /* dw backward input taps */
+          }
+        } else {
+          /* a NaN or Inf weight: only real dY elements, row by row (an Inf times a 0 past the row would be NaN) */
+          for (int64_t oh = 0; oh < OH; oh++) {
+            const %[2]s *restrict gr = g + oh * OW;
+            for (int64_t k = 0; k < KK; k++) {
+              %[2]s *restrict pr = P + off[k] + oh * Wq;
+              const %[2]s wv = wk[k];
+              for (int64_t ow = 0; ow < OW; ow++) pr[ow] += wv * gr[ow]; /* dw backward input rows */
+            }
           }
         }
       }
@@ -254,10 +276,14 @@ static __attribute__((unused)) void gcdbg_dw_backward_input_%[1]s(const %[2]s *d
           for (int64_t iw = 0; iw < w1; iw++) xr[iw] = pr[iw];
           for (int64_t iw = w1; iw < W; iw++) xr[iw] = 0;
         } else {
-          for (int64_t iw = 0; iw < W; iw++) {
-            const int64_t j = iw + p1;
-            xr[iw] = j / s1 < Wq ? P[((r %% s0) * s1 + j %% s1) * HWq + u * Wq + j / s1] : 0;
+          /* column iw + p1 = v*s1 + b is phase b, column v: iw in [0, w1) is in the phases, the rest 0 */
+          const int64_t w1 = Wq * s1 - p1 < W ? (Wq * s1 - p1 > 0 ? Wq * s1 - p1 : 0) : W;
+          for (int64_t b = 0; b < s1; b++) {
+            const %[2]s *pr = P + ((r %% s0) * s1 + b) * HWq + u * Wq;
+            const int64_t v0 = b - p1 >= 0 ? 0 : (p1 - b + s1 - 1) / s1; /* the first v with iw >= 0 */
+            for (int64_t v = v0; v * s1 + b - p1 < w1; v++) xr[v * s1 + b - p1] = pr[v];
           }
+          for (int64_t iw = w1; iw < W; iw++) xr[iw] = 0;
         }
       }
     }
@@ -269,31 +295,37 @@ static __attribute__((unused)) void gcdbg_dw_backward_weight_%[1]s(const %[2]s *
   if (N <= 0 || OHW <= 0) { for (int64_t i = 0; i < OC * KK; i++) dW[i] = 0; return; }
   int64_t Hq, Wq, off[KK > 0 ? KK : 1];
   gcdbg_dw_geom_%[1]s(OH, OW, KH, KW, s0, s1, d0, d1, &Hq, &Wq, off);
-  const int64_t PS = s0 * s1 * Hq * Wq + 16, per = PS + 2 * OHW;
+  const int64_t PS = s0 * s1 * Hq * Wq + 16, per = PS + (KK + 1) * OHW;
   const int par = C >= 2 && omp_get_max_threads() > 1 && N * OC * OHW * KK >= GCDBG_DW_PAR_WORK;
   const int64_t nt = par ? omp_get_max_threads() : 1;
   %[2]s *scr = (%[2]s *)gcdbg_scratch(0, (size_t)(nt * per) * sizeof(%[2]s));
   /* one channel per iteration, its images in order on one thread: the sums do not depend on the thread count */
   #pragma omp parallel for if(par)
   for (int64_t c = 0; c < C; c++) {
-    %[2]s *restrict P = scr + omp_get_thread_num() * per, *restrict win = P + PS, *restrict tmp = win + OHW;
+    %[2]s *restrict P = scr + omp_get_thread_num() * per, *restrict win = P + PS, *restrict tmp = win + KK * OHW;
     double acc[OCG * KK > 0 ? OCG * KK : 1];
     for (int64_t i = 0; i < OCG * KK; i++) acc[i] = 0;
     for (int64_t n = 0; n < N; n++) {
       gcdbg_dw_plane_%[1]s(X + n * sxn + c * sxc, sxh, sxw, H, W, p0, p1, s0, s1, Hq, Wq, P);
-      const int dense = syw == 1 && (syh == OW || OH == 1);
-      for (int64_t k = 0; k < KK; k++) {
-        /* the tap's window, one row of the im2col matrix */
+      /* each tap's window, one row of the im2col matrix: the dots below run over whole planes (one lane combine
+         per plane and tap; rows of 8 would be scalar loops) */
+      for (int64_t k = 0; k < KK; k++)
         for (int64_t oh = 0; oh < OH; oh++) {
           const %[2]s *restrict pr = P + off[k] + oh * Wq;
-          for (int64_t ow = 0; ow < OW; ow++) win[oh * OW + ow] = pr[ow];
+          %[2]s *restrict wr = win + k * OHW + oh * OW;
+          for (int64_t ow = 0; ow < OW; ow++) wr[ow] = pr[ow];
         }
-        for (int64_t m = 0; m < OCG; m++) {
-          const %[2]s *g = dY + n * syn + (c * OCG + m) * syc;
-          if (!dense) g = gcdbg_dw_dense_%[1]s(g, syh, syw, OH, OW, tmp); /* copied again per tap: a rare layout */
-          double s = 0;
-          #pragma omp simd reduction(+:s)
-          for (int64_t i = 0; i < OHW; i++) s += (double)g[i] * (double)win[i]; /* dw backward weight dot */
+      for (int64_t m = 0; m < OCG; m++) {
+        const %[2]s *restrict g = gcdbg_dw_dense_%[1]s(dY + n * syn + (c * OCG + m) * syc, syh, syw, OH, OW, tmp);
+        for (int64_t k = 0; k < KK; k++) {
+          const %[2]s *restrict wk = win + k * OHW;
+          /* 8 double lanes (an omp simd reduction here ran gcc's scalar copy of the loop: 3.5x slower) */
+          double l[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+          int64_t i = 0;
+          for (; i + 8 <= OHW; i += 8) /* dw backward weight dot: gcc unrolls j and vectorizes this loop, l[] one vector */
+            for (int j = 0; j < 8; j++) l[j] += (double)g[i + j] * (double)wk[i + j];
+          double s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+          for (; i < OHW; i++) s += (double)g[i] * (double)wk[i];
           acc[m * KK + k] += s;
         }
       }
