@@ -99,7 +99,8 @@ type state struct {
 	topoOK          bool
 	stamp, visitGen int
 	sizeOf          map[string]int64  // bufBytes' memo
-	stack           []*group          // reaches' scratch stack
+	stack           []*group          // reaches' scratch stacks: forward,
+	stackBack       []*group          // and backward
 	lin             map[depKey]linear // the index check's linear forms (affine.go)
 	// reordered maps a program node to the copy with permuted loops that
 	// replaced it (reorder.go); reorderRoot maps a copy back.

@@ -26,8 +26,9 @@ type group struct {
 	reads  map[string]bool // buffers read by any member (also in-group ones)
 	// pos is the group's place in a topological order of the current
 	// groups (reach.go); seen and visit are scratch marks for succs/preds
-	// and for the reachability search.
+	// and for the reachability search, back its backward search's mark.
 	pos, seen, visit int
+	back             int
 	label            string // name(), once computed (reset when a merge grows the group)
 	// bnd lists, in program order, the members that may still have a
 	// dependence edge leaving the group: the edge walks (succs, preds,

@@ -66,6 +66,17 @@ func (s *state) nextLive(i int) int {
 
 // reaches reports whether a path of producer→consumer edges leads from
 // one group to another.
+//
+// The search runs from both ends in turn, one group each: forward from
+// `from` over groups placed before `to`, backward from `to` over groups
+// placed after `from`. It stops when one side meets the other (a path) or
+// runs out (none). The answer is the one-sided search's; the cost is about
+// the smaller side's: the input projections of two time steps of an
+// unrolled LSTM read one weight (a candidate pair) and have no path
+// between them; the forward search walked everything downstream of the
+// first up to the second, a window growing with their distance, while
+// the second's ancestors are a few groups. examples/review/lstm_train.py
+// at T=96: fusion 2.1 -> 1.55 s CPU, the same decisions.
 func (s *state) reaches(from, to *group) bool {
 	if from == to {
 		return true
@@ -76,24 +87,40 @@ func (s *state) reaches(from, to *group) bool {
 	if from.pos > to.pos {
 		return false
 	}
-	// The edges are walked in place (not through succs, which allocates):
-	// this search runs for every candidate pair of every round.
+	// The edges are walked in place (not through succs and preds, which
+	// allocate): this search runs for every candidate pair of every round.
 	s.visitGen++
-	from.visit = s.visitGen
-	stack := append(s.stack[:0], from)
-	defer func() { s.stack = stack[:0] }()
-	for len(stack) > 0 {
-		g := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+	gen := s.visitGen
+	from.visit, to.back = gen, gen
+	fwd := append(s.stack[:0], from)
+	bwd := append(s.stackBack[:0], to)
+	defer func() { s.stack, s.stackBack = fwd[:0], bwd[:0] }()
+	for len(fwd) > 0 && len(bwd) > 0 {
+		g := fwd[len(fwd)-1]
+		fwd = fwd[:len(fwd)-1]
 		for _, o := range s.boundary(g) {
 			for _, r := range s.succIdx[o] {
 				c := s.at[r]
-				if c == to {
+				if c.back == gen {
 					return true
 				}
-				if c.visit != s.visitGen && c.pos < to.pos {
-					c.visit = s.visitGen
-					stack = append(stack, c)
+				if c.visit != gen && c.pos < to.pos {
+					c.visit = gen
+					fwd = append(fwd, c)
+				}
+			}
+		}
+		g = bwd[len(bwd)-1]
+		bwd = bwd[:len(bwd)-1]
+		for _, o := range s.boundary(g) {
+			for _, w := range s.predIdx[o] {
+				p := s.at[w]
+				if p.visit == gen {
+					return true
+				}
+				if p.back != gen && p.pos > from.pos {
+					p.back = gen
+					bwd = append(bwd, p)
 				}
 			}
 		}
