@@ -32,6 +32,9 @@ type decomposer struct {
 	mapped   map[*ir.Node]ir.Arg      // functional node -> new node, tuple of nodes, or constant
 	metas    map[*ir.Node]ir.Value    // new node -> inferred value (TensorMeta or Python value)
 	table    map[string]decomposition // op name -> entry
+	// noGrad: no input requires grad, so the joint graph has no backward
+	// and nothing differentiates this graph (silu's decomposition).
+	noGrad bool
 }
 
 func decompose(u *Unit) error {
@@ -65,6 +68,7 @@ func decomposeGraph(g *ir.Graph) (_ *ir.Graph, err error) {
 		mapped: map[*ir.Node]ir.Arg{},
 		metas:  map[*ir.Node]ir.Value{},
 		table:  decompositionTable(),
+		noGrad: !anyInputRequiresGrad(g),
 	}
 	// Every functional name is reserved: a node keeps its name when it is
 	// copied or when it is the result of its own decomposition.

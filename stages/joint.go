@@ -191,11 +191,7 @@ func (b *jointBuilder) primals() (all []*ir.Node, gradTargets []string, err erro
 				attrs[n.Target] = p
 			}
 			all = append(all, p)
-			rg := n.Meta.Tensor.RequiresGrad
-			if td := b.src.Tensors[n.Target]; td != nil && td.RequiresGrad {
-				rg = true
-			}
-			if rg && n.Meta.Tensor.DType.IsFloat() {
+			if inputRequiresGrad(b.src, n) {
 				b.req[p] = true
 				gradTargets = append(gradTargets, n.Target)
 			}
