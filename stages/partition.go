@@ -329,6 +329,7 @@ const tieScale = 1 << 16
 // saves for its own log_softmax formula (exp(out), the same bytes). The
 // cut still saves a reduction when that is cheaper than keeping its input
 // alive, and among byte-minimal cuts it recomputes the least (SinkSide).
+// A reduction over megabytes (bigReduction) is never recomputed.
 func recomputable(n *ir.Node) bool {
 	if n.Op != ir.CallFunction {
 		return n.Op == ir.GetAttr // a constant: free to read again
@@ -344,10 +345,44 @@ func recomputable(n *ir.Node) bool {
 		return false
 	}
 	switch d.Kind {
-	case ir.KindPointwise, ir.KindView, ir.KindCreation, ir.KindReduction:
+	case ir.KindPointwise, ir.KindView, ir.KindCreation:
 		return true
+	case ir.KindReduction:
+		return !bigReduction(n)
 	}
 	return false
+}
+
+// bigReductionBytes is the input size from which a reduction is no longer
+// recomputed (bigReduction): beyond a core's L2 cache (1 MiB here), a
+// recomputed reduction is one more pass over its input in memory.
+const bigReductionBytes = 1 << 20
+
+// bigReduction reports a reduction whose tensor inputs hold at least
+// bigReductionBytes and at least 4 times its output's bytes (Inductor's
+// rule, partitioners.py should_ban_recomputation: "if the output of an op
+// is 4x smaller, we don't allow recomputation"), restricted to inputs
+// beyond the cache: BatchNorm's per-channel sums in training over an
+// activation of megabytes. Recomputed in the backward, each of them read
+// the activation again, and the squared deviations were recomputed and
+// stored only to be summed again (resnet_block_train, vgg_bn_train);
+// saved, they cost a few hundred bytes. Small reductions (every test
+// fixture's) keep the byte-minimal cut: saving x alone for a
+// log_softmax, as functorch does.
+func bigReduction(n *ir.Node) bool {
+	out := valueBytes(n)
+	if out < 0 {
+		return false
+	}
+	var in int64
+	for _, a := range n.Args {
+		if an, ok := a.(*ir.Node); ok {
+			if b := valueBytes(an); b > 0 {
+				in += b
+			}
+		}
+	}
+	return in >= bigReductionBytes && in >= 4*out
 }
 
 // valueBytes is what saving n's value costs: numel × dtype size for a

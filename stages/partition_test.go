@@ -389,6 +389,41 @@ func TestPartitionRecomputesReductions(t *testing.T) {
 	}
 }
 
+// The same log_softmax over a tensor beyond the cache (256×1024 float32,
+// 1 MiB): its amax and sum are big reductions (bigReduction: 1 MiB in, 1
+// KiB out), saved rather than recomputed, so the backward does not read x
+// twice more to redo them (BatchNorm's per-channel statistics in training
+// are the case that matters: resnet_block_train's backward recomputed both
+// sums over each activation). The values stay bit-identical to the joint's.
+func TestPartitionSavesBigReductions(t *testing.T) {
+	b := newHandJoint(t, "log_softmax_big")
+	x := b.primal("primals_1", "x", 256, 1024)
+	tg := b.placeholder("tangents_1", "tangents_1", tensor.New(tensor.Float32, 256, 1024))
+	amax := b.call("amax", "aten.amax", x, ir.Tuple{int64(1)}, true)
+	sub := b.call("sub", "aten.sub", x, amax)
+	exp := b.call("exp", "aten.exp", sub)
+	sum := b.call("sum_1", "aten.sum", exp, ir.Tuple{int64(1)}, true)
+	out := b.call("sub_1", "aten.sub", sub, b.call("log", "aten.log", sum))
+	gs := b.call("sum_2", "aten.sum", tg, ir.Tuple{int64(1)}, true)
+	sm := b.call("div", "aten.div", exp, sum)
+	gsub := b.call("sub_2", "aten.sub", tg, b.call("mul", "aten.mul", sm, gs))
+	mask := b.call("to_dtype", "aten.to_dtype", b.call("eq", "aten.eq", x, amax), tensor.Float32)
+	gamax := b.call("neg", "aten.neg", b.call("sum_3", "aten.sum", gsub, ir.Tuple{int64(1)}, true))
+	gx := b.call("add", "aten.add", gsub, b.call("mul_1", "aten.mul", mask, gamax))
+	j := b.joint([]*ir.Node{out}, []*ir.Node{gx}, []string{"x"})
+	u := partitionOf(t, j)
+	checkPartition(t, j, u.Partition, "min-cut")
+	for _, r := range []string{"amax", "sum_1"} {
+		if slices.Contains(u.Partition.Recomputed, r) || !slices.Contains(savedNames(u.Partition), r) {
+			t.Errorf("%s: recomputed %v, saved %v; want it saved, not recomputed", r, u.Partition.Recomputed, savedNames(u.Partition))
+		}
+	}
+	// x, amax and the sum: 1 MiB + 2 × 1 KiB
+	if want := int64(256*1024*4 + 2*256*4); u.Partition.SavedBytes != want {
+		t.Errorf("min-cut saves %v = %d bytes, want %d", savedNames(u.Partition), u.Partition.SavedBytes, want)
+	}
+}
+
 // sort returns a tuple, which cannot be saved whole: the backward needs
 // the indices, so the min-cut saves the getitem (8 int64s), never sort.
 func TestPartitionTupleValuedNode(t *testing.T) {
