@@ -2,6 +2,7 @@ package loopir
 
 import (
 	"fmt"
+	"math"
 
 	"gcdbg/ir"
 	"gcdbg/tensor"
@@ -12,9 +13,13 @@ import (
 // (stack is cat of unsqueezes) and its gradient reads each step back
 // through select, whose derivative is select_scatter.
 
-// maxCatInputs bounds the inputs cat compiles: every output point loads
-// each input once (at a clamped index; where keeps the right one), so a
-// cat of k inputs costs k loads per element. Longer cats stay a fallback.
+// maxCatInputs bounds the inputs one cat node loads: every output point
+// loads each input once (at a clamped index; where keeps the right one), so
+// a cat of k inputs costs k loads per element. A longer cat (an RNN's
+// output stacked over more than 64 steps) is a tree of cats: groups of
+// about sqrt(k) consecutive inputs each cat into an intermediate buffer,
+// then those are cat (recursively while still over the bound), so every
+// element is loaded about 2*sqrt(k) times and written twice.
 const maxCatInputs = 64
 
 // cat lowers cat(tensors, dim) over the output's shape:
@@ -49,12 +54,7 @@ func (l *lowerer) cat(n *ir.Node, bound []ir.Arg) error {
 	if !ok {
 		return l.fallback(n, op, ir.KindOther) // a symbolic size along dim
 	}
-	type part struct {
-		v     *View
-		start int64
-		size  int64
-	}
-	var parts []part
+	var parts []catPart
 	off := int64(0)
 	for _, it := range items {
 		v, _, err := l.value(it)
@@ -74,19 +74,76 @@ func (l *lowerer) cat(n *ir.Node, bound []ir.Arg) error {
 		if s.V == 0 {
 			continue
 		}
-		parts = append(parts, part{v, off, s.V})
+		parts = append(parts, catPart{v, off, s.V})
 		off += s.V
 	}
 	if off != total.V {
 		return fmt.Errorf("args[0]: the inputs have %d elements along dim %d, the result %d", off, dim, total.V)
 	}
-	if len(parts) == 0 || len(parts) > maxCatInputs {
+	if len(parts) == 0 {
 		return l.fallback(n, op, ir.KindOther)
 	}
+	for len(parts) > maxCatInputs {
+		if parts, err = l.catGroups(n, parts, out, dim, m.DType); err != nil {
+			return err
+		}
+	}
 	vars := loopVars(out, "x")
+	b, t, err := l.catBody(parts, vars, dim, total.V, m.DType)
+	if err != nil {
+		return err
+	}
+	return l.finishPointwise(n, b, vars, out, t)
+}
+
+// catPart is one input of a cat: its view, where it starts along dim and
+// its size there.
+type catPart struct {
+	v     *View
+	start int64
+	size  int64
+}
+
+// catGroups cats each run of about sqrt(len(parts)) consecutive parts into
+// an intermediate buffer of m's dtype (one pointwise node each, origin n)
+// and returns those buffers as the parts of the level above.
+func (l *lowerer) catGroups(n *ir.Node, parts []catPart, out []Expr, dim int, dt tensor.DType) ([]catPart, error) {
+	g := int(math.Ceil(math.Sqrt(float64(len(parts)))))
+	if g > maxCatInputs {
+		g = maxCatInputs
+	}
+	var up []catPart
+	for i := 0; i < len(parts); i += g {
+		grp := parts[i:min(i+g, len(parts))]
+		first, last := grp[0], grp[len(grp)-1]
+		size := last.start + last.size - first.start
+		shape := append(ir.Shape{}, n.Meta.Tensor.Shape...)
+		shape[dim] = ir.Dim{Size: int(size)}
+		sizes := append([]Expr{}, out...)
+		sizes[dim] = C(size)
+		local := make([]catPart, len(grp))
+		for j, p := range grp {
+			local[j] = catPart{p.v, p.start - first.start, p.size}
+		}
+		vars := loopVars(sizes, "x")
+		b, t, err := l.catBody(local, vars, dim, size, dt)
+		if err != nil {
+			return nil, err
+		}
+		v := l.newBuffer("", Intermediate, &ir.TensorMeta{DType: dt, Shape: shape}, n.Name)
+		b.store(v, vars, b.cast(t, dt))
+		l.p.Nodes = append(l.p.Nodes, b.node(v, Pointwise, sizes, nil, n.Name))
+		up = append(up, catPart{v, first.start, size})
+	}
+	return up, nil
+}
+
+// catBody is the loop body of a cat of parts (at most maxCatInputs) over
+// vars, total long along dim: its body and the temporary holding the value.
+func (l *lowerer) catBody(parts []catPart, vars []Expr, dim int, total int64, dt tensor.DType) (*body, string, error) {
 	b := newBody(l)
 	i64 := tensor.Int64
-	load := func(p part) (string, error) {
+	load := func(p catPart) (string, error) {
 		si := append([]Expr{}, vars...)
 		if len(parts) > 1 {
 			idx := b.emit(Stmt{Op: "index_expr", Index: Sub(vars[dim], C(p.start)), DType: i64})
@@ -96,36 +153,36 @@ func (l *lowerer) cat(n *ir.Node, bound []ir.Arg) error {
 					return "", err
 				}
 			}
-			if p.start+p.size < total.V {
+			if p.start+p.size < total {
 				if idx, err = b.op("minimum", idx, b.constant(float64(p.size-1), i64)); err != nil {
 					return "", err
 				}
 			}
 			si[dim] = Indirect{Tmp: idx}
 		}
-		return b.cast(b.loadAt(p.v.Buffer, p.v.DType, p.v.Index(si)), m.DType), nil
+		return b.cast(b.loadAt(p.v.Buffer, p.v.DType, p.v.Index(si)), dt), nil
 	}
 	t, err := load(parts[len(parts)-1])
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	if len(parts) > 1 {
 		j := b.emit(Stmt{Op: "index_expr", Index: vars[dim], DType: i64})
 		for i := len(parts) - 2; i >= 0; i-- {
 			v, err := load(parts[i])
 			if err != nil {
-				return err
+				return nil, "", err
 			}
 			in, err := b.op("lt", j, b.constant(float64(parts[i].start+parts[i].size), i64))
 			if err != nil {
-				return err
+				return nil, "", err
 			}
 			if t, err = b.op("where", in, v, t); err != nil {
-				return err
+				return nil, "", err
 			}
 		}
 	}
-	return l.finishPointwise(n, b, vars, out, t)
+	return b, t, nil
 }
 
 // selectScatter lowers select_scatter(self, src, dim, index), src having

@@ -20,7 +20,7 @@ func Compiles(op string) bool {
 		return true
 	case op == "slice_scatter": // scatter.go (scatter_add compiles only with a short index: not listed)
 		return true
-	case op == "cat" || op == "select_scatter": // cat.go (a cat of more than maxCatInputs inputs falls back)
+	case op == "cat" || op == "select_scatter": // cat.go (a cat of more than maxCatInputs inputs is a tree of cats)
 		return true
 	case op == "getitem":
 		return true // picks a result of a tuple-valued extern
