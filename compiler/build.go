@@ -90,9 +90,10 @@ type Artifact struct {
 	Elapsed   time.Duration // time to compile (or to find it)
 	Warnings  string        // the compiler's diagnostics when it succeeded
 	VecReport string
-	// ObjectsBuilt and ObjectsCached count the per-kernel objects (and
-	// the entry points' object) compiled or found in the object cache on
-	// a miss (objcache.go); both are 0 on a hit or a whole-program build.
+	// ObjectsBuilt and ObjectsCached count the objects of the kernel
+	// groups (and the entry points' object) compiled or found in the
+	// object cache on a miss (objcache.go); both are 0 on a hit or a
+	// whole-program build.
 	ObjectsBuilt, ObjectsCached int
 }
 
@@ -239,7 +240,8 @@ func Build(p Program, opts Options) (*Artifact, error) {
 		return err
 	}
 	// A vectorization report is of the whole program; anything else is
-	// built from per-kernel objects when the source splits (objcache.go).
+	// built from one object per group of kernels when the source splits
+	// (objcache.go).
 	whole := true
 	if parts, ok := splitProgram(p); ok && !opts.VecReport {
 		w, built, cached, err := buildIncremental(ctx, p, parts, t, flags, libs, root, tmp, label)

@@ -197,7 +197,7 @@ func lockEntry(hash string) func() {
 type CacheStats struct {
 	Root      string
 	Entries   int   // compiled programs
-	Objects   int   // per-kernel objects
+	Objects   int   // objects of kernel groups and entry points (objcache.go)
 	Leftovers int   // build or trash directories
 	Bytes     int64 // everything under Root
 }

@@ -185,7 +185,7 @@ func objectFlags(flags []string) []string {
 // errLink marks a failure to link the objects: the split went wrong (say
 // a prelude global defined in every unit), not the program, which is then
 // built whole.
-var errLink = errors.New("linking the per-kernel objects")
+var errLink = errors.New("linking the kernel groups' objects")
 
 func objectHash(text string, t *toolchain, flags []string) string {
 	h := sha256.New()
