@@ -13,14 +13,16 @@ import (
 // softmax's decomposition scales each row by the reciprocal of its sum, as
 // PyTorch's CPU kernel does (SoftMaxKernel.cpp, _vec_softmax_lastdim:
 // `tmp_sum = 1 / tmp_sum`, then a multiply): one reciprocal per row, a
-// multiply per element, no division over the row. log_softmax keeps its
-// log(sum). compiler's TestRowReciprocalMatchesPyTorch checks the compiled
+// multiply per element, no division over the row. Over another dim its
+// kernel divides (_vec_softmax), and so does the decomposition.
+// log_softmax keeps its log(sum). compiler's TestRowReciprocalMatchesPyTorch checks the compiled
 // values against PyTorch's.
 func TestSoftmaxScalesByRowReciprocal(t *testing.T) {
 	src := `def forward(self, x: "f32[3, 5]"):
     a = torch.nn.functional.softmax(x, -1)
     b = torch.nn.functional.log_softmax(x, -1)
-    return (a, b)
+    c = torch.nn.functional.softmax(x, 0)
+    return (a, b, c)
 `
 	tr, err := graphtext.Parse([]byte(src), "", "sm.py")
 	if err != nil {
@@ -37,8 +39,8 @@ func TestSoftmaxScalesByRowReciprocal(t *testing.T) {
 	for _, n := range units[0].Decomposed.Nodes {
 		count[n.Target]++
 	}
-	if count["aten.reciprocal"] != 1 || count["aten.div"] != 0 || count["aten.log"] != 1 {
-		t.Errorf("decomposed ops %v: want one reciprocal (softmax's row sum), no div, one log (log_softmax's)", count)
+	if count["aten.reciprocal"] != 1 || count["aten.div"] != 1 || count["aten.log"] != 1 {
+		t.Errorf("decomposed ops %v: want one reciprocal (the last dim's softmax), one div (dim 0's), one log (log_softmax's)", count)
 	}
 	if n := units[0].Decomposed.Node("a"); n == nil || n.Target != "aten.mul" {
 		t.Errorf("softmax's result is %+v, want the multiply by the row reciprocal", n)

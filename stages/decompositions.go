@@ -184,7 +184,7 @@ var decompositions = []decomposition{
 		}},
 	{"aten.silu", "silu(x) = x * sigmoid(x); where nothing is differentiated, float32/float64 x / (1 + exp(-x)) (PyTorch's CPU kernel)", decompSilu},
 	{"aten.size", "folded: the sizes (a tuple of Python ints) or one size", foldPython},
-	{"aten.softmax", "softmax(x, d) = exp(x - amax(x, d)) * (1 / sum(exp(x - amax(x, d)), d)) (PyTorch's CPU kernel: one reciprocal per row), float16/bfloat16 in float rounded once",
+	{"aten.softmax", "softmax(x, d) = exp(x - amax(x, d)) / sum(exp(x - amax(x, d)), d), over the last dim exp(...) * (1 / sum(...)) (PyTorch's CPU kernels), float16/bfloat16 in float rounded once",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.softmax(a, false) }},
 	{"aten.split", "split(x, s, d) = (slice(x, d, 0, s), slice(x, d, s, 2s), ...); getitem on the result is the slice node",
 		func(b *builder, a []ir.Arg) ir.Arg {
@@ -417,13 +417,20 @@ func (b *builder) softmax(a []ir.Arg, log bool) ir.Arg {
 	if log {
 		return round(b.call("aten.sub", shifted, b.call("aten.log", z)))
 	}
-	// PyTorch's CPU kernel (aten/src/ATen/native/cpu/SoftMaxKernel.cpp,
-	// _vec_softmax_lastdim) scales the row by the sum's reciprocal:
-	// `tmp_sum = 1 / tmp_sum;` then `x * Vec(tmp_sum)`. One division per row
-	// instead of one per element (softmax_rows, one thread: 2.33 -> 2.09 ms,
-	// docs/performance.md). z >= 1 (the max's own exp is 1) or NaN, so 1/z
-	// neither overflows nor is 0.
-	return round(b.call("aten.mul", e, b.call("aten.reciprocal", z)))
+	// Over the last dim PyTorch's CPU kernel (aten/src/ATen/native/cpu/
+	// SoftMaxKernel.cpp, _vec_softmax_lastdim) scales the row by the sum's
+	// reciprocal: `tmp_sum = 1 / tmp_sum;` then `x * Vec(tmp_sum)`: one
+	// division per row instead of one per element (softmax_rows, one thread:
+	// 2.33 -> 2.09 ms, docs/performance.md). z >= 1 (the max's own exp is 1)
+	// or NaN, so 1/z neither overflows nor is 0. Over another dim its kernel
+	// (_vec_softmax) divides: `Vec::loadu(output_data + ...) / sum_vec`
+	// (PyTorch 1.13, 10000 two-element rows, where e / s and e * (1/s)
+	// differ in 11%: its results are e * (1/s) on every row over the last
+	// dim and e / s on every one over dim 0).
+	if n := len(b.shape(x)); n > 0 && b.dim(a[1], n) == n-1 {
+		return round(b.call("aten.mul", e, b.call("aten.reciprocal", z)))
+	}
+	return round(b.call("aten.div", e, z))
 }
 
 // decompSilu is silu(x) = x * sigmoid(x), differentiable everywhere (its

@@ -1,4 +1,5 @@
-"""softmax scaled by its row sum's reciprocal (PyTorch's CPU kernel) and SiLU as
+"""softmax over the last dim scaled by its row sum's reciprocal, over dim 0 divided (PyTorch's
+CPU kernels), and SiLU as
 x / (1 + exp(-x)) in an inference graph (stages/decompositions.go), on edge values;
 PyTorch's results are the reference. softmax rows of 1000 (not a multiple of any
 vector width): random, NaN, +Inf, all -Inf, half masked with -Inf, magnitudes whose
@@ -14,8 +15,9 @@ import torch.nn.functional as F
 NAME = "row_recip"
 
 
-def f(x, z):
-    return F.softmax(x, dim=-1), F.silu(z)
+def f(x, z, w):
+    # over dim 0 PyTorch's kernel divides (_vec_softmax), over the last dim it multiplies
+    return F.softmax(x, dim=-1), F.silu(z), F.softmax(w, dim=0)
 
 
 def make():
@@ -34,4 +36,7 @@ def make():
                             88.0, -88.0, 88.7, -88.7, 89.0, -89.0, 100.0, -100.0, 104.0, -104.0,
                             -87.3, -90.0, -95.0, -103.0, 1e30, -1e30, 1.0, -1.0, 20.0, -20.0])
     z = torch.cat([torch.randn(4000, generator=g) * 4, torch.linspace(-110, 110, 2001), special])
-    return f, (x, z)
+    w = torch.randn(6, 200, generator=g) * 3
+    w[2, 10] = float("nan")
+    w[:3, 20] = float("-inf")
+    return f, (x, z, w)
