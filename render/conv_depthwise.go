@@ -36,10 +36,10 @@ import (
 //     OW) and each tap is one flat pass (MobileNet's rows of 8 were scalar
 //     loops row by row); a NaN or Inf weight takes the rows of real dY
 //     elements only (Inf·0 past a row would be NaN where PyTorch has none).
-//   - backward weight: per channel and image, each tap's window copied out
-//     of the plane (an im2col row), then one dot product per tap and output
-//     channel with dY over the whole plane, products and sums in double (8
-//     lanes, then the image's sum added to the channel's); channels in
+//   - backward weight: per channel and image, one dot product per tap and
+//     output channel of dY with the tap's window of the plane, products and
+//     sums in double (8 lanes carried over the rows, a row's last OW % 8
+//     columns apart; the image's sum added to the channel's); channels in
 //     parallel, each channel's images in order on one thread, so the result
 //     does not depend on the thread count.
 //
@@ -53,11 +53,13 @@ import (
 
 // depthwise reports whether the convolution has one input channel per
 // group (channels, a static size, == groups; weight dim 1 == 1) in a type
-// the helpers are written for.
+// the helpers are written for. One channel (groups 1) keeps the GEMM: its
+// OC x KK weight is a real GEMM operand, and the weight gradient, parallel
+// over channels here, would run on one thread.
 func depthwise(channels, wcg loopir.Expr, groups int64, dt tensor.DType) bool {
 	c, ok1 := channels.(loopir.Const)
 	k, ok2 := wcg.(loopir.Const)
-	return ok1 && ok2 && c.V == groups && k.V == 1 && (dt == tensor.Float32 || dt == tensor.Float64)
+	return ok1 && ok2 && groups >= 2 && c.V == groups && k.V == 1 && (dt == tensor.Float32 || dt == tensor.Float64)
 }
 
 // depthwiseConv writes conv2d through gcdbg_dw_forward; false when the
@@ -295,38 +297,34 @@ static __attribute__((unused)) void gcdbg_dw_backward_weight_%[1]s(const %[2]s *
   if (N <= 0 || OHW <= 0) { for (int64_t i = 0; i < OC * KK; i++) dW[i] = 0; return; }
   int64_t Hq, Wq, off[KK > 0 ? KK : 1];
   gcdbg_dw_geom_%[1]s(OH, OW, KH, KW, s0, s1, d0, d1, &Hq, &Wq, off);
-  const int64_t PS = s0 * s1 * Hq * Wq + 16, per = PS + (KK + 1) * OHW;
+  const int64_t PS = s0 * s1 * Hq * Wq + 16, per = PS + OHW;
   const int par = C >= 2 && omp_get_max_threads() > 1 && N * OC * OHW * KK >= GCDBG_DW_PAR_WORK;
   const int64_t nt = par ? omp_get_max_threads() : 1;
   %[2]s *scr = (%[2]s *)gcdbg_scratch(0, (size_t)(nt * per) * sizeof(%[2]s));
+  double *sums = (double *)gcdbg_scratch(3, (size_t)(nt * OCG * KK + 1) * sizeof(double)); /* per thread: its channel's sums */
   /* one channel per iteration, its images in order on one thread: the sums do not depend on the thread count */
   #pragma omp parallel for if(par)
   for (int64_t c = 0; c < C; c++) {
-    %[2]s *restrict P = scr + omp_get_thread_num() * per, *restrict win = P + PS, *restrict tmp = win + KK * OHW;
-    double acc[OCG * KK > 0 ? OCG * KK : 1];
+    %[2]s *restrict P = scr + omp_get_thread_num() * per, *restrict tmp = P + PS;
+    double *restrict acc = sums + omp_get_thread_num() * OCG * KK;
     for (int64_t i = 0; i < OCG * KK; i++) acc[i] = 0;
     for (int64_t n = 0; n < N; n++) {
       gcdbg_dw_plane_%[1]s(X + n * sxn + c * sxc, sxh, sxw, H, W, p0, p1, s0, s1, Hq, Wq, P);
-      /* each tap's window, one row of the im2col matrix: the dots below run over whole planes (one lane combine
-         per plane and tap; rows of 8 would be scalar loops) */
-      for (int64_t k = 0; k < KK; k++)
-        for (int64_t oh = 0; oh < OH; oh++) {
-          const %[2]s *restrict pr = P + off[k] + oh * Wq;
-          %[2]s *restrict wr = win + k * OHW + oh * OW;
-          for (int64_t ow = 0; ow < OW; ow++) wr[ow] = pr[ow];
-        }
       for (int64_t m = 0; m < OCG; m++) {
         const %[2]s *restrict g = gcdbg_dw_dense_%[1]s(dY + n * syn + (c * OCG + m) * syc, syh, syw, OH, OW, tmp);
         for (int64_t k = 0; k < KK; k++) {
-          const %[2]s *restrict wk = win + k * OHW;
-          /* 8 double lanes (an omp simd reduction here ran gcc's scalar copy of the loop: 3.5x slower) */
-          double l[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-          int64_t i = 0;
-          for (; i + 8 <= OHW; i += 8) /* dw backward weight dot: gcc unrolls j and vectorizes this loop, l[] one vector */
-            for (int j = 0; j < 8; j++) l[j] += (double)g[i + j] * (double)wk[i + j];
-          double s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-          for (; i < OHW; i++) s += (double)g[i] * (double)wk[i];
-          acc[m * KK + k] += s;
+          /* 8 double lanes carried over the rows (one lane combine per plane and tap; an omp simd reduction here
+             ran gcc's scalar copy of the loop, 3.5x slower; 32 lanes in 4 chains measured no faster), a row's last
+             OW %% 8 columns in st */
+          double l[8] = {0, 0, 0, 0, 0, 0, 0, 0}, st = 0;
+          for (int64_t oh = 0; oh < OH; oh++) {
+            const %[2]s *restrict pr = P + off[k] + oh * Wq, *restrict gr = g + oh * OW;
+            int64_t ow = 0;
+            for (; ow + 8 <= OW; ow += 8) /* dw backward weight dot: gcc unrolls j and vectorizes this loop, l[] one vector */
+              for (int j = 0; j < 8; j++) l[j] += (double)gr[ow + j] * (double)pr[ow + j];
+            for (; ow < OW; ow++) st += (double)gr[ow] * (double)pr[ow];
+          }
+          acc[m * KK + k] += (((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))) + st;
         }
       }
     }
