@@ -37,6 +37,9 @@ type group struct {
 	// all became internal is dropped lazily (boundary); a group only grows,
 	// so it never needs to come back.
 	bnd []int
+	// pruned says bnd and its members' edge lists hold nothing internal:
+	// an edge becomes internal only when its group grows (merge clears it).
+	pruned bool
 }
 
 // maxNamed is how many members a group's name lists in full; a larger
@@ -108,7 +111,7 @@ func merge(a, b *group) *group {
 	}
 	big.nodes, big.order = mergeMembers(big.nodes, big.order, small.nodes, small.order)
 	big.bnd = mergeSorted(big.bnd, small.bnd)
-	big.label = ""
+	big.label, big.pruned = "", false
 	return big
 }
 

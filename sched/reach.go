@@ -268,8 +268,15 @@ func (s *state) indexEdges() {
 // program order, first dropping the edges that became internal from each
 // member's succIdx and predIdx and the members left with none from g.bnd.
 // Every edge and member is dropped at most once over the whole fusion, so
-// the walks cost what the group's outside edges are, not its size.
+// the walks cost what the group's outside edges are, not its size; and a
+// group that has not grown since it was last pruned is not scanned again
+// (an unrolled LSTM's gate kernels, hundreds of members with outside
+// edges, are visited by the cycle check of every pair near them).
 func (s *state) boundary(g *group) []int {
+	if g.pruned {
+		return g.bnd
+	}
+	g.pruned = true
 	keep := g.bnd[:0]
 	for _, o := range g.bnd {
 		s.succIdx[o] = s.external(s.succIdx[o], g)
