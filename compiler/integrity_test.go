@@ -293,8 +293,8 @@ func TestCacheStatsAndClear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Entries != 1 || st.Objects != 3 || st.Bytes <= 0 {
-		t.Fatalf("stats %+v, want 1 entry, 3 objects, some bytes", st)
+	if parts, _ := splitProgram(namedProgram("s")); st.Entries != 1 || st.Objects != len(parts) || len(parts) < 2 || st.Bytes <= 0 {
+		t.Fatalf("stats %+v, want 1 entry, %d objects, some bytes", st, len(parts))
 	}
 	n, err := Clear(cache)
 	if err != nil || n != 2 {
