@@ -46,7 +46,11 @@ func compiledGraphs(u *Unit) []*LoopProgram {
 func lowerLoops(u *Unit) error {
 	u.Programs = compiledGraphs(u)
 	for _, lp := range u.Programs {
-		p, err := loopir.Lower(lp.Graph)
+		g := lp.Graph
+		if lp.Role == RoleBackward {
+			g = cseGraph(g) // cse.go: duplicate pointwise nodes merged
+		}
+		p, err := loopir.Lower(g)
 		if err != nil {
 			return fmt.Errorf("%s graph: %w", lp.Role, err)
 		}
