@@ -24,7 +24,7 @@ func TestCSEGraphMergesDuplicatePointwise(t *testing.T) {
 	mul2 := b.call("mul_2", "aten.mul", tg, sub1) // a duplicate once sub_1 is sub
 	s := b.call("sum_1", "aten.sum", b.call("add", "aten.add", mul1, mul2), ir.Tuple{int64(0), int64(2)}, true)
 	s2 := b.call("sum_2", "aten.sum", b.call("add_1", "aten.add", mul1, mul2), ir.Tuple{int64(0), int64(2)}, true) // a reduction: kept
-	ret := b.call("mul_3", "aten.mul", tg, sub) // returned: kept though it repeats mul_1
+	ret := b.call("mul_3", "aten.mul", tg, sub)                                                                    // returned: kept though it repeats mul_1
 	gx := b.call("add_2", "aten.add", b.call("mul_4", "aten.mul", s, sub1), b.call("mul_5", "aten.mul", s2, mul2))
 	j := b.joint([]*ir.Node{ret}, []*ir.Node{gx}, []string{"x"})
 	g := cseGraph(j.Graph)
