@@ -338,6 +338,27 @@ func TestPartitionNeverRecomputesBanned(t *testing.T) {
 	}
 }
 
+// logSoftmaxJoint is a stable log_softmax over the rows of x [rows, cols]
+// differentiated through its decomposition: g - exp/sum * sum(g), plus
+// amax's (zero) gradient through its mask x == amax(x).
+func logSoftmaxJoint(t *testing.T, name string, rows, cols int) *Joint {
+	b := newHandJoint(t, name)
+	x := b.primal("primals_1", "x", rows, cols)
+	tg := b.placeholder("tangents_1", "tangents_1", tensor.New(tensor.Float32, rows, cols))
+	amax := b.call("amax", "aten.amax", x, ir.Tuple{int64(1)}, true)
+	sub := b.call("sub", "aten.sub", x, amax)
+	exp := b.call("exp", "aten.exp", sub)
+	sum := b.call("sum_1", "aten.sum", exp, ir.Tuple{int64(1)}, true)
+	out := b.call("sub_1", "aten.sub", sub, b.call("log", "aten.log", sum))
+	gs := b.call("sum_2", "aten.sum", tg, ir.Tuple{int64(1)}, true)
+	sm := b.call("div", "aten.div", exp, sum)
+	gsub := b.call("sub_2", "aten.sub", tg, b.call("mul", "aten.mul", sm, gs))
+	mask := b.call("to_dtype", "aten.to_dtype", b.call("eq", "aten.eq", x, amax), tensor.Float32)
+	gamax := b.call("neg", "aten.neg", b.call("sum_3", "aten.sum", gsub, ir.Tuple{int64(1)}, true))
+	gx := b.call("add", "aten.add", gsub, b.call("mul_1", "aten.mul", mask, gamax))
+	return b.joint([]*ir.Node{out}, []*ir.Node{gx}, []string{"x"})
+}
+
 // A stable log_softmax differentiated through its decomposition needs
 // x - amax(x) (its exp) and the sum of the exps in backward, and the
 // gradient of amax itself reads the mask x == amax(x). Saving x alone and
@@ -347,22 +368,7 @@ func TestPartitionNeverRecomputesBanned(t *testing.T) {
 // not otherwise needed: sum_x below (x's row sums) costs 32 bytes where its
 // input would cost 512.
 func TestPartitionRecomputesReductions(t *testing.T) {
-	b := newHandJoint(t, "log_softmax")
-	x := b.primal("primals_1", "x", 8, 16)
-	tg := b.placeholder("tangents_1", "tangents_1", tensor.New(tensor.Float32, 8, 16))
-	amax := b.call("amax", "aten.amax", x, ir.Tuple{int64(1)}, true)
-	sub := b.call("sub", "aten.sub", x, amax)
-	exp := b.call("exp", "aten.exp", sub)
-	sum := b.call("sum_1", "aten.sum", exp, ir.Tuple{int64(1)}, true)
-	out := b.call("sub_1", "aten.sub", sub, b.call("log", "aten.log", sum))
-	// backward: g - exp/sum * sum(g), plus amax's (zero) gradient through its mask
-	gs := b.call("sum_2", "aten.sum", tg, ir.Tuple{int64(1)}, true)
-	sm := b.call("div", "aten.div", exp, sum)
-	gsub := b.call("sub_2", "aten.sub", tg, b.call("mul", "aten.mul", sm, gs))
-	mask := b.call("to_dtype", "aten.to_dtype", b.call("eq", "aten.eq", x, amax), tensor.Float32)
-	gamax := b.call("neg", "aten.neg", b.call("sum_3", "aten.sum", gsub, ir.Tuple{int64(1)}, true))
-	gx := b.call("add", "aten.add", gsub, b.call("mul_1", "aten.mul", mask, gamax))
-	j := b.joint([]*ir.Node{out}, []*ir.Node{gx}, []string{"x"})
+	j := logSoftmaxJoint(t, "log_softmax", 8, 16)
 	u := partitionOf(t, j)
 	checkPartition(t, j, u.Partition, "min-cut")
 	checkPartition(t, j, u.SaveAll, "save-all")
@@ -375,9 +381,9 @@ func TestPartitionRecomputesReductions(t *testing.T) {
 		}
 	}
 
-	b = newHandJoint(t, "rowsum")
-	x = b.primal("primals_1", "x", 8, 16)
-	tg = b.placeholder("tangents_1", "tangents_1", tensor.New(tensor.Float32, 8, 1))
+	b := newHandJoint(t, "rowsum")
+	x := b.primal("primals_1", "x", 8, 16)
+	tg := b.placeholder("tangents_1", "tangents_1", tensor.New(tensor.Float32, 8, 1))
 	s := b.call("sum_x", "aten.sum", x, ir.Tuple{int64(1)}, true)
 	e := b.call("exp", "aten.exp", s)
 	ge := b.call("mul", "aten.mul", tg, e)
@@ -396,21 +402,7 @@ func TestPartitionRecomputesReductions(t *testing.T) {
 // are the case that matters: resnet_block_train's backward recomputed both
 // sums over each activation). The values stay bit-identical to the joint's.
 func TestPartitionSavesBigReductions(t *testing.T) {
-	b := newHandJoint(t, "log_softmax_big")
-	x := b.primal("primals_1", "x", 256, 1024)
-	tg := b.placeholder("tangents_1", "tangents_1", tensor.New(tensor.Float32, 256, 1024))
-	amax := b.call("amax", "aten.amax", x, ir.Tuple{int64(1)}, true)
-	sub := b.call("sub", "aten.sub", x, amax)
-	exp := b.call("exp", "aten.exp", sub)
-	sum := b.call("sum_1", "aten.sum", exp, ir.Tuple{int64(1)}, true)
-	out := b.call("sub_1", "aten.sub", sub, b.call("log", "aten.log", sum))
-	gs := b.call("sum_2", "aten.sum", tg, ir.Tuple{int64(1)}, true)
-	sm := b.call("div", "aten.div", exp, sum)
-	gsub := b.call("sub_2", "aten.sub", tg, b.call("mul", "aten.mul", sm, gs))
-	mask := b.call("to_dtype", "aten.to_dtype", b.call("eq", "aten.eq", x, amax), tensor.Float32)
-	gamax := b.call("neg", "aten.neg", b.call("sum_3", "aten.sum", gsub, ir.Tuple{int64(1)}, true))
-	gx := b.call("add", "aten.add", gsub, b.call("mul_1", "aten.mul", mask, gamax))
-	j := b.joint([]*ir.Node{out}, []*ir.Node{gx}, []string{"x"})
+	j := logSoftmaxJoint(t, "log_softmax_big", 256, 1024)
 	u := partitionOf(t, j)
 	checkPartition(t, j, u.Partition, "min-cut")
 	for _, r := range []string{"amax", "sum_1"} {
