@@ -1,13 +1,8 @@
 package runner
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
-
-	"gcdbg/render"
-	"gcdbg/stages"
-	"gcdbg/trace"
 )
 
 // Depthwise convolutions (groups == channels) take the direct depthwise
@@ -21,27 +16,7 @@ import (
 // programs is depthwise, so none may take the im2col path, and every
 // output and gradient matches PyTorch through the verdict.
 func TestConvDepthwiseMatchesPyTorch(t *testing.T) {
-	if _, err := exec.LookPath("cc"); err != nil {
-		t.Skip("no C compiler (cc) on PATH")
-	}
-	tr, err := trace.Load("testdata/conv_depthwise_train.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	units, err := stages.Run(tr, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var code strings.Builder
-	for _, lp := range units[0].Programs {
-		src, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C,
-			render.Options{Trace: "conv_depthwise_train.json", Graph: units[0].Captured.Name, Role: lp.Role})
-		if err != nil {
-			t.Fatal(err)
-		}
-		code.WriteString(src.Code)
-	}
-	c := code.String()
+	tr, units, c := renderConvPrograms(t, "conv_depthwise_train.json")
 	// 12 depthwise convolutions, each with its forward, input gradient (x, big and xn need one) and
 	// weight gradient
 	for want, n := range map[string]int{"gcdbg_dw_forward_float(": 12, "gcdbg_dw_backward_input_float(": 12, "gcdbg_dw_backward_weight_float(": 12} {
@@ -55,25 +30,5 @@ func TestConvDepthwiseMatchesPyTorch(t *testing.T) {
 			t.Errorf("a depthwise convolution took the generic path (%q)", not)
 		}
 	}
-	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Backend != "compiled" || !res.OK {
-		t.Fatalf("backend %q: does not match PyTorch:\n%s", res.Backend, res.Summary())
-	}
-	g := res.Graphs[0]
-	if len(g.Outputs) != 6 || len(g.Grads) != 24 {
-		t.Fatalf("%d outputs and %d grads, want 6 and 24 (21 parameters, x, big and xn)", len(g.Outputs), len(g.Grads))
-	}
-	for _, o := range g.Outputs {
-		if o.VsExpected == nil || !o.VsExpected.Match {
-			t.Errorf("output %d vs PyTorch: %+v", o.Index, o.VsExpected)
-		}
-	}
-	for _, gd := range g.Grads {
-		if gd.VsExpected == nil || !gd.VsExpected.Match {
-			t.Errorf("grad %s vs PyTorch: %+v", gd.Name, gd.VsExpected)
-		}
-	}
+	checkConvRun(t, tr, units, 6, 24, "21 parameters, x, big and xn")
 }

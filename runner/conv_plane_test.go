@@ -27,29 +27,10 @@ import (
 // and without (GCDBG_NO_BLAS=1). The helpers' values bit for bit against
 // their definition: render's TestConvPlaneHelpersExact.
 func TestConvPlaneMatchesPyTorch(t *testing.T) {
-	if _, err := exec.LookPath("cc"); err != nil {
-		t.Skip("no C compiler (cc) on PATH")
-	}
-	tr, err := trace.Load("testdata/conv_plane_train.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	units, err := stages.Run(tr, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var code strings.Builder
-	for _, lp := range units[0].Programs {
-		src, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C,
-			render.Options{Trace: "conv_plane_train.json", Graph: units[0].Captured.Name, Role: lp.Role})
-		if err != nil {
-			t.Fatal(err)
-		}
-		code.WriteString(src.Code)
-	}
+	tr, units, code := renderConvPrograms(t, "conv_plane_train.json")
 	for _, want := range []string{"gcdbg_im2col_plane_float(", "gcdbg_col2im_plane_float(", "conv2d_backward_input: col", "gcdbg_gemm_acc_float(", "gcdbg_conv_chunk(", "gcdbg_conv_bwd_input_rows_float(",
 		"conv2d_backward_weight: dW_g", "/* conv2d: im2col + GEMM"} {
-		if !strings.Contains(code.String(), want) {
+		if !strings.Contains(code, want) {
 			t.Errorf("the generated C has no %q", want)
 		}
 	}
@@ -61,7 +42,7 @@ func TestConvPlaneMatchesPyTorch(t *testing.T) {
 	}
 	// the per-image GEMMs and the beta-1 accumulation through oneDNN's
 	// sgemm (render/gemm_dnnl.go, choice 8) where the kernel offers it
-	if !strings.Contains(code.String(), "gcdbg_gemm_acc_dnnl_float :") || !strings.Contains(code.String(), "gcdbg_gemm_dnnl_float :") {
+	if !strings.Contains(code, "gcdbg_gemm_acc_dnnl_float :") || !strings.Contains(code, "gcdbg_gemm_dnnl_float :") {
 		t.Error("the convolutions offer no oneDNN choice")
 	}
 	t.Setenv("GCDBG_NO_BLAS", "0")
@@ -71,6 +52,42 @@ func TestConvPlaneMatchesPyTorch(t *testing.T) {
 
 func checkConvPlaneRun(t *testing.T, tr *trace.Trace, units []*stages.Unit) {
 	t.Helper()
+	checkConvRun(t, tr, units, 5, 21, "17 parameters, x, big, wide and strided")
+}
+
+// renderConvPrograms loads testdata/NAME (skipping without a C compiler),
+// runs the stages and renders every program of its first graph in the C
+// dialect, one after the other.
+func renderConvPrograms(t *testing.T, name string) (*trace.Trace, []*stages.Unit, string) {
+	t.Helper()
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler (cc) on PATH")
+	}
+	tr, err := trace.Load("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	units, err := stages.Run(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code strings.Builder
+	for _, lp := range units[0].Programs {
+		src, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C,
+			render.Options{Trace: name, Graph: units[0].Captured.Name, Role: lp.Role})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code.WriteString(src.Code)
+	}
+	return tr, units, code.String()
+}
+
+// checkConvRun runs the compiled programs once and fails unless the first
+// graph has nOut outputs and nGrads gradients (what: which) and every one
+// matches PyTorch through the verdict.
+func checkConvRun(t *testing.T, tr *trace.Trace, units []*stages.Unit, nOut, nGrads int, what string) {
+	t.Helper()
 	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
 	if err != nil {
 		t.Fatal(err)
@@ -79,8 +96,8 @@ func checkConvPlaneRun(t *testing.T, tr *trace.Trace, units []*stages.Unit) {
 		t.Fatalf("backend %q: does not match PyTorch:\n%s", res.Backend, res.Summary())
 	}
 	g := res.Graphs[0]
-	if len(g.Outputs) != 5 || len(g.Grads) != 21 {
-		t.Fatalf("%d outputs and %d grads, want 5 and 21 (17 parameters, x, big, wide and strided)", len(g.Outputs), len(g.Grads))
+	if len(g.Outputs) != nOut || len(g.Grads) != nGrads {
+		t.Fatalf("%d outputs and %d grads, want %d and %d (%s)", len(g.Outputs), len(g.Grads), nOut, nGrads, what)
 	}
 	for _, o := range g.Outputs {
 		if o.VsExpected == nil || !o.VsExpected.Match {
