@@ -39,35 +39,14 @@ static __attribute__((unused)) void gcdbg_conv_bwd_input_rows_%[1]s(
     for (int64_t c = 0; c < CG; c++)
       for (int64_t kh = 0; kh < KH; kh++)
         for (int64_t kw = 0; kw < KW; kw++) {
-          const %[2]s *restrict src = col + ((c * KH + kh) * KW + kw) * NC;
-          %[2]s *restrict dst = acc + c * Hp * Wp + kh * d0 * Wp + kw * d1;
-          for (int64_t oh = oh0; oh < oh1; oh++) {
-            %[2]s *restrict d = dst + oh * s0 * Wp;
-            const %[2]s *restrict s = src + (oh - oh0) * OW;
-            if (s1 == 1) {
-              int64_t ow = 0;
-              for (; ow + 16 <= OW; ow += 16)
-                for (int j = 0; j < 16; j++) d[ow + j] += s[ow + j];
-              for (; ow < OW; ow++) d[ow] += s[ow];
-            } else {
-              for (int64_t ow = 0; ow < OW; ow++) d[ow * s1] += s[ow];
-            }
-          }
+          const %[2]s *src = col + ((c * KH + kh) * KW + kw) * NC;
+          %[2]s *dst = acc + c * Hp * Wp + kh * d0 * Wp + kw * d1;
+          for (int64_t oh = oh0; oh < oh1; oh++)
+            gcdbg_plane_add_row_%[1]s(dst + oh * s0 * Wp, src + (oh - oh0) * OW, OW, s1); /* conv_plane.go */
         }
   }
-  /* dX row ih is plane row ih + p0, column iw plane column iw + p1; those past the plane get 0 */
   for (int64_t c = 0; c < CG; c++)
-    for (int64_t ih = 0; ih < H; ih++) {
-      %[2]s *x = dX + (c * H + ih) * W;
-      const int64_t r = ih + p0;
-      const int64_t w1 = r < Hp ? (Wp - p1 < W ? Wp - p1 : W) : 0;
-      int64_t j = 0;
-      if (w1 > 0) {
-        const %[2]s *pr = acc + (c * Hp + r) * Wp + p1;
-        for (; j < w1; j++) x[j] = pr[j];
-      }
-      for (; j < W; j++) x[j] = 0;
-    }
+    gcdbg_plane_to_dx_%[1]s(acc + c * Hp * Wp, Hp, Wp, p0, p1, H, W, dX + c * H * W);
 }
 `, sanitizeIdent(t), t)
 }

@@ -58,6 +58,33 @@ static inline int64_t gcdbg_conv_chunk(int64_t CGK, int64_t OH, int64_t OW, size
 // col2im needed.
 func convPlaneHelpers(t string) string {
 	return fmt.Sprintf(`
+/* d[ow * s1] += s[ow] for ow < OW: one output row of the column matrix added into a padded plane row;
+   the stride-1 row in whole chunks of 16 (one AVX-512 vector of float) and a remainder */
+static inline void gcdbg_plane_add_row_%[1]s(%[2]s *restrict d, const %[2]s *restrict s, int64_t OW, int64_t s1) {
+  if (s1 == 1) {
+    int64_t ow = 0;
+    for (; ow + 16 <= OW; ow += 16)
+      for (int j = 0; j < 16; j++) d[ow + j] += s[ow + j];
+    for (; ow < OW; ow++) d[ow] += s[ow];
+  } else {
+    for (int64_t ow = 0; ow < OW; ow++) d[ow * s1] += s[ow];
+  }
+}
+/* dX's plane (H x W) from padded plane P (Hp x Wp): dX row ih is plane row ih + p0, column iw plane
+   column iw + p1; those past the plane get 0 */
+static inline void gcdbg_plane_to_dx_%[1]s(const %[2]s *P, int64_t Hp, int64_t Wp, int64_t p0, int64_t p1, int64_t H, int64_t W, %[2]s *dX) {
+  for (int64_t ih = 0; ih < H; ih++) {
+    %[2]s *x = dX + ih * W;
+    const int64_t r = ih + p0;
+    const int64_t w1 = r < Hp ? (Wp - p1 < W ? Wp - p1 : W) : 0;
+    int64_t j = 0;
+    if (w1 > 0) {
+      const %[2]s *pr = P + r * Wp + p1;
+      for (; j < w1; j++) x[j] = pr[j];
+    }
+    for (; j < W; j++) x[j] = 0;
+  }
+}
 static __attribute__((unused)) void gcdbg_im2col_plane_%[1]s(const %[2]s *X, int64_t sc, int64_t sh, int64_t sw, int64_t CG, int64_t H, int64_t W,
     int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t s0, int64_t s1, int64_t p0, int64_t p1, int64_t d0, int64_t d1,
     int64_t Hp, int64_t Wp, int64_t oh0, int64_t oh1, %[2]s *col) {
@@ -107,30 +134,10 @@ static __attribute__((unused)) void gcdbg_col2im_plane_%[1]s(const %[2]s *col, i
         const %[2]s *restrict src = col + ((c * KH + kh) * KW + kw) * OH * OW;
         %[2]s *restrict dst = P + kh * d0 * Wp + kw * d1;
         for (int64_t oh = 0; oh < OH; oh++) {
-          %[2]s *restrict d = dst + oh * s0 * Wp;
-          const %[2]s *restrict s = src + oh * OW;
-          if (s1 == 1) {
-            int64_t ow = 0;
-            for (; ow + 16 <= OW; ow += 16)
-              for (int j = 0; j < 16; j++) d[ow + j] += s[ow + j];
-            for (; ow < OW; ow++) d[ow] += s[ow];
-          } else {
-            for (int64_t ow = 0; ow < OW; ow++) d[ow * s1] += s[ow];
-          }
+          gcdbg_plane_add_row_%[1]s(dst + oh * s0 * Wp, src + oh * OW, OW, s1);
         }
       }
-    /* dX row ih is plane row ih + p0, column iw plane column iw + p1; those past the plane get 0 */
-    for (int64_t ih = 0; ih < H; ih++) {
-      %[2]s *x = dX + (c * H + ih) * W;
-      const int64_t r = ih + p0;
-      const int64_t w1 = r < Hp ? (Wp - p1 < W ? Wp - p1 : W) : 0;
-      int64_t j = 0;
-      if (w1 > 0) {
-        const %[2]s *pr = P + r * Wp + p1;
-        for (; j < w1; j++) x[j] = pr[j];
-      }
-      for (; j < W; j++) x[j] = 0;
-    }
+    gcdbg_plane_to_dx_%[1]s(P, Hp, Wp, p0, p1, H, W, dX + c * H * W);
   }
 }
 `, sanitizeIdent(t), t) + convBwdInputHelper(t) // conv_bwd_input.go
