@@ -36,11 +36,54 @@ import statistics
 import sys
 import time
 
-import torch
-import torch.fx
-import torch.nn.functional as F
-from torch.fx.node import Node, _get_qualified_name
-from torch.fx.passes.shape_prop import ShapeProp
+
+# How the exporter times PyTorch (the trace's timing, which `gcdbg run` shows as the
+# recorded time): in the environment `gcdbg bench` gives both of its sides, so that the
+# recorded time is PyTorch at its best and not inflated by the machine's defaults.
+# glibc keeps freed big blocks (MALLOC_*_THRESHOLD_, as bench_eager.py's MALLOC_ENV);
+# on 4 CPUs or fewer OpenMP threads sleep when idle and OpenBLAS's stop spinning
+# after 2^4 cycles (compiler.OpenMPEnv's rule, compiler/ompenv.go: its default
+# policies ran a ViT step 5x slower on 2 cores, 1.6-2.1 s against 0.26-0.34 s).
+# All are read when the process starts (libgomp and OpenBLAS at load), so the
+# script re-executes itself with the missing ones set before importing torch; a
+# variable the user set is kept. None of them changes a value.
+def timing_env(environ, ncpu):
+    want = {"MALLOC_MMAP_THRESHOLD_": str(1 << 34), "MALLOC_TRIM_THRESHOLD_": str(1 << 34)}
+    if ncpu <= 4:
+        want["OMP_WAIT_POLICY"] = "passive"
+        want["OPENBLAS_THREAD_TIMEOUT"] = "4"
+    return {k: v for k, v in want.items() if k not in environ}
+
+
+def _cpus():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity call (not Linux)
+        return os.cpu_count() or 1
+
+
+def timing_threads():
+    """OMP_NUM_THREADS when set, else the CPUs this process may run on (as the compiled
+    side's OpenMP, compiler.OpenMPEnv)."""
+    try:
+        n = int(os.environ.get("OMP_NUM_THREADS", "0") or 0)
+    except ValueError:
+        n = 0
+    return n if n > 0 else _cpus()
+
+
+if __name__ == "__main__":
+    _missing = timing_env(os.environ, _cpus())
+    if _missing:
+        sys.stdout.flush()
+        os.execve(sys.executable, [sys.executable, os.path.abspath(__file__)] + sys.argv[1:],
+                  dict(os.environ, **_missing))
+
+import torch  # noqa: E402
+import torch.fx  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch.fx.node import Node, _get_qualified_name  # noqa: E402
+from torch.fx.passes.shape_prop import ShapeProp  # noqa: E402
 
 try:
     import gcdbg_gradmode  # sibling module: grad mode (torch.no_grad) inside a traced forward
@@ -948,11 +991,17 @@ def compute_expected(fn, inputs, grad_params, input_names):
 
 
 def measure(fn, inputs, runs, want_backward, warmup=3):
+    """Median eager ms in PyTorch's warm steady state, as bench_eager.py's time_graph:
+    the previous call's outputs (and graph) dropped before the next call, inputs cloned
+    outside the timed region, in timing_env's environment, timing_threads() threads."""
     prev = torch.get_num_threads()
-    torch.set_num_threads(2)
+    threads = timing_threads()
+    torch.set_num_threads(threads)
     try:
         fwd, bwd = [], []
+        res = loss = None
         for i in range(warmup + runs):
+            res = None
             ins = _clone_inputs(inputs)
             with torch.set_grad_enabled(want_backward):
                 t0 = time.perf_counter()
@@ -960,8 +1009,10 @@ def measure(fn, inputs, runs, want_backward, warmup=3):
                 t1 = time.perf_counter()
             if i >= warmup:
                 fwd.append((t1 - t0) * 1e3)
+        res = None
         if want_backward:
             for i in range(warmup + runs):
+                loss = None
                 ins = _clone_inputs(inputs)
                 loss = _loss(_flat_outputs(fn(*ins)))
                 if loss is None:
@@ -971,7 +1022,8 @@ def measure(fn, inputs, runs, want_backward, warmup=3):
                 t1 = time.perf_counter()
                 if i >= warmup:
                     bwd.append((t1 - t0) * 1e3)
-        timing = {"device": "cpu", "threads": 2, "runs": runs,
+        loss = None
+        timing = {"device": "cpu", "threads": threads, "runs": runs,
                   "eager_forward_ms": round(statistics.median(fwd), 4)}
         if bwd:
             timing["eager_backward_ms"] = round(statistics.median(bwd), 4)

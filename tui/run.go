@@ -245,7 +245,7 @@ func (r *runPanel) view() string {
 			fmt.Fprintf(&sb, " · compiled %.3f ms", t.CompiledMS)
 		}
 		if t.ProducerEagerMS > 0 {
-			fmt.Fprintf(&sb, " · PyTorch eager %.3f ms", t.ProducerEagerMS)
+			fmt.Fprintf(&sb, " · PyTorch eager %.3f ms (recorded at export)", t.ProducerEagerMS)
 		}
 		sb.WriteString("\n")
 		writeKernels(&sb, g.Kernels)
