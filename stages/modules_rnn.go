@@ -10,8 +10,10 @@ import (
 )
 
 // nn.LSTM, nn.GRU and nn.RNN, unrolled over the (recorded, static) sequence
-// length into the cell ops gcdbg already has (lstm_cell, gru_cell; RNN's
-// tanh/relu of two linears), as ATen's _rnn_impl runs them: layer by
+// length, as ATen's _rnn_impl runs them on the CPU: per layer and
+// direction, the input projection of all steps in one linear, then each
+// step's cell from it (rnnStep: the gates of lstm_cell, gru_cell, RNN's
+// tanh/relu, with the hidden projection per step); layer by
 // layer, each direction over the time steps, the reverse direction from the
 // last step, the layer's output the cat of both directions' per-step h;
 // h_n (and c_n) the stack of every (layer, direction)'s final state, in
@@ -187,47 +189,27 @@ func (nz *normalizer) rnnModule(n *ir.Node, kind string) error {
 					return err
 				}
 			}
+			// The input projection of every step at once, as ATen's FullLayer
+			// on the CPU (RNN.cpp: inputs_w = params.linear_ih(inputs), then
+			// each cell with pre_compute_input): one GEMM forward, one for the
+			// weight's and one for the input's gradient, instead of one per
+			// step and an L-way sum of the weight's per-step gradients.
+			xw, err := call("linear", in, p["weight_ih"], p["bias_ih"])
+			if err != nil {
+				return err
+			}
 			steps := make([]ir.Arg, L)
 			for s := 0; s < L; s++ {
 				t := s
 				if d == 1 {
 					t = L - 1 - s
 				}
-				xt, err := call("select", in, td, int64(t))
+				xt, err := call("select", xw, td, int64(t))
 				if err != nil {
 					return err
 				}
-				switch cell {
-				case "lstm_cell":
-					hc, err := call(cell, xt, ir.Tuple{h, c}, p["weight_ih"], p["weight_hh"], p["bias_ih"], p["bias_hh"])
-					if err != nil {
-						return err
-					}
-					if h, err = call("getitem", hc, int64(0)); err != nil {
-						return err
-					}
-					if c, err = call("getitem", hc, int64(1)); err != nil {
-						return err
-					}
-				case "gru_cell":
-					if h, err = call(cell, xt, h, p["weight_ih"], p["weight_hh"], p["bias_ih"], p["bias_hh"]); err != nil {
-						return err
-					}
-				default: // RNN: act(linear(x, w_ih, b_ih) + linear(h, w_hh, b_hh))
-					a, err := call("linear", xt, p["weight_ih"], p["bias_ih"])
-					if err != nil {
-						return err
-					}
-					b, err := call("linear", h, p["weight_hh"], p["bias_hh"])
-					if err != nil {
-						return err
-					}
-					if a, err = call("add", a, b); err != nil {
-						return err
-					}
-					if h, err = call(cell, a); err != nil {
-						return err
-					}
+				if h, c, err = rnnStep(call, cell, xt, h, c, p["weight_hh"], p["bias_hh"], hidden); err != nil {
+					return err
 				}
 				steps[t] = h
 			}
@@ -278,4 +260,47 @@ func (nz *normalizer) rnnModule(n *ir.Node, kind string) error {
 	}
 	nz.mapped[n] = ir.Tuple{out, ir.Tuple{hN, cN}}
 	return nil
+}
+
+// rnnStep is one cell step from its precomputed input projection xw
+// (linear(x, w_ih, b_ih)), as ATen's cells with pre_compute_input compute
+// it (RNN.cpp): the hidden projection first, the input's added to it, the
+// gates its chunks of H.
+//   - lstm_cell: i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of the
+//     chunks of linear(h, w_hh, b_hh) + xw; c' = f*c + i*g; h' = o*tanh(c')
+//   - gru_cell: r = sigmoid(xr + hr), z = sigmoid(xz + hz),
+//     n = tanh(xn + r*hn) (x* the chunks of xw, h* of linear(h, w_hh,
+//     b_hh)); h' = n + z*(h - n)
+//   - tanh, relu (nn.RNN): act(linear(h, w_hh, b_hh) + xw)
+func rnnStep(call func(string, ...ir.Arg) (*ir.Node, error), cell string, xw, h, c, whh, bhh ir.Arg, hidden int64) (ir.Arg, ir.Arg, error) {
+	var err error // the first failure; later ops are skipped
+	op := func(name string, args ...ir.Arg) ir.Arg {
+		if err != nil {
+			return nil
+		}
+		r, e := call(name, args...)
+		if e != nil {
+			err = e
+			return nil
+		}
+		return r
+	}
+	chunk := func(t ir.Arg, k int64) ir.Arg { return op("slice", t, int64(-1), k*hidden, (k+1)*hidden) }
+	hw := op("linear", h, whh, bhh)
+	switch cell {
+	case "lstm_cell":
+		g := op("add", hw, xw)
+		i, f := op("sigmoid", chunk(g, 0)), op("sigmoid", chunk(g, 1))
+		gg, o := op("tanh", chunk(g, 2)), op("sigmoid", chunk(g, 3))
+		c = op("add", op("mul", f, c), op("mul", i, gg))
+		h = op("mul", o, op("tanh", c))
+	case "gru_cell":
+		r := op("sigmoid", op("add", chunk(xw, 0), chunk(hw, 0)))
+		z := op("sigmoid", op("add", chunk(xw, 1), chunk(hw, 1)))
+		n := op("tanh", op("add", chunk(xw, 2), op("mul", r, chunk(hw, 2))))
+		h = op("add", n, op("mul", z, op("sub", h, n)))
+	default:
+		h = op(cell, op("add", hw, xw))
+	}
+	return h, c, err
 }

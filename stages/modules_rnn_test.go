@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"gcdbg/ir"
 	"gcdbg/tensor"
 	"gcdbg/trace"
 )
@@ -53,5 +54,51 @@ func TestRNNModuleRefusals(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// nn.LSTM, nn.GRU and nn.RNN project every step's input in one linear per
+// layer and direction (ATen's FullLayer on the CPU: inputs_w =
+// linear_ih(inputs), each cell with pre_compute_input), not one per step:
+// weight_ih is read by exactly one node, over the whole sequence. That the
+// unrolled modules still match PyTorch's outputs and gradients is
+// cmd/gcdbg's TestReal2ModelsMatchPyTorch on the same traces (real2_lstm:
+// 2 layers, batch_first, given hx, an unbatched nn.RNN(relu); real2_gru:
+// bidirectional 2 layers) and runner's TestLongCatCompilesAndMatchesPyTorch
+// (nn.GRU over 100 steps, compiled).
+func TestRNNInputProjectionOncePerLayer(t *testing.T) {
+	for _, name := range []string{"real2_lstm", "real2_gru"} {
+		tr, err := trace.Load("testdata/real2/" + name + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		units, err := Run(tr, "normalized")
+		if err != nil {
+			t.Fatal(err)
+		}
+		uses, over := map[string]int{}, map[string]int{} // weight_ih node -> readers, readers over > 2-D inputs
+		for _, u := range units {
+			for _, n := range u.Normalized.Nodes {
+				if n.Target != "aten.linear" || len(n.Args) < 2 {
+					continue
+				}
+				w, ok := n.Args[1].(*ir.Node)
+				if !ok || !strings.Contains(w.Name, "weight_ih") {
+					continue
+				}
+				uses[w.Name]++
+				if x, ok := n.Args[0].(*ir.Node); ok && x.Meta.Tensor != nil && len(x.Meta.Tensor.Shape) == 3 {
+					over[w.Name]++
+				}
+			}
+		}
+		if len(uses) == 0 {
+			t.Fatalf("%s: no linear reads a weight_ih", name)
+		}
+		for w, k := range uses {
+			if k != 1 || over[w] != 1 {
+				t.Errorf("%s: %s is read by %d linears (%d over the whole sequence), want one over the sequence", name, w, k, over[w])
+			}
+		}
 	}
 }
