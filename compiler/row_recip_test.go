@@ -73,12 +73,7 @@ func TestRowReciprocalMatchesPyTorch(t *testing.T) {
 	}
 }
 
-// ulps is |a - b| in units of the last place of b (float32; a denormal's
-// unit is the smallest denormal).
+// ulps is |a - b| in units of the last place of b (ulp32, mathulp_test.go).
 func ulps(a, b float32) float64 {
-	e := math.Ilogb(math.Abs(float64(b)))
-	if e < -126 {
-		e = -126
-	}
-	return math.Abs(float64(a)-float64(b)) / math.Ldexp(1, e-23)
+	return math.Abs(float64(a)-float64(b)) / ulp32(float64(b))
 }
