@@ -215,6 +215,19 @@ func emptyArg(a ir.Arg) bool {
 	return false
 }
 
+// convImages splits a conv input x (3-D: one image, 4-D: a batch) and its
+// output ob into one image's sizes and strides (C, H, W), the output's
+// (OC, OH, OW), the number of images nb and the input's image stride sxn
+// (C expressions; "1" and "0" for one image).
+func (g *kernelGen) convImages(x *loopir.View, ob *loopir.Buffer) (xs, xst, os []loopir.Expr, nb, sxn string) {
+	xs, xst, os, nb, sxn = x.Sizes, x.Strides, ob.Sizes, "1", "0"
+	if len(xs) == 4 {
+		nb, sxn = g.e(xs[0]), g.e(xst[0])
+		xs, xst, os = xs[1:], xst[1:], os[1:]
+	}
+	return xs, xst, os, nb, sxn
+}
+
 // convGeom is one convolution's shape, as C expressions.
 type convGeom struct {
 	N, C, H, W, OC, CG, OCG, KH, KW, OH, OW string
@@ -297,12 +310,7 @@ func (g *kernelGen) convGEMM(x, w, bias *loopir.View, out *storage, ob *loopir.B
 	if k, ok := static(w.Sizes[1:]); !ok || k < 8 {
 		return false
 	}
-	xs, xst, os := x.Sizes, x.Strides, ob.Sizes
-	nb, sxn := "1", "0"
-	if len(xs) == 4 {
-		nb, sxn = g.e(xs[0]), g.e(xst[0])
-		xs, xst, os = xs[1:], xst[1:], os[1:]
-	}
+	xs, xst, os, nb, sxn := g.convImages(x, ob)
 	t := g.ctype(ob.DType)
 	tn := sanitizeIdent(t)
 	geo := convGeom{N: nb, C: g.e(xs[0]), H: g.e(xs[1]), W: g.e(xs[2]), OC: g.e(w.Sizes[0]),

@@ -76,12 +76,7 @@ func (g *kernelGen) depthwiseConv(x, w, bias *loopir.View, out *storage, ob *loo
 	if len(w.Sizes) != 4 || (len(x.Sizes) != 4 && len(x.Sizes) != 3) {
 		return false
 	}
-	xs, xst, os := x.Sizes, x.Strides, ob.Sizes
-	nb, sxn := "1", "0"
-	if len(xs) == 4 {
-		nb, sxn = g.e(xs[0]), g.e(xst[0])
-		xs, xst, os = xs[1:], xst[1:], os[1:]
-	}
+	xs, xst, os, nb, sxn := g.convImages(x, ob)
 	if !depthwise(xs[0], w.Sizes[1], groups, ob.DType) {
 		return false
 	}

@@ -396,13 +396,7 @@ func (g *kernelGen) conv2d(n *loopir.Node, args []ir.Arg, out *storage, ob *loop
 	if g.convGEMM(x, w, bias, out, ob, stride, pad, dil, groups) {
 		return
 	}
-	xs, xst := x.Sizes, x.Strides
-	os := ob.Sizes
-	nb, sxn := "1", "0"
-	if len(xs) == 4 {
-		nb, sxn = g.e(xs[0]), g.e(xst[0])
-		xs, xst, os = xs[1:], xst[1:], os[1:]
-	}
+	xs, xst, os, nb, sxn := g.convImages(x, ob)
 	t := g.ctype(ob.DType)
 	acc := t
 	if ob.DType == tensor.Float32 {

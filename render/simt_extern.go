@@ -132,12 +132,7 @@ func (g *simtGen) convSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loop
 		g.fail("conv2d %s: stride, padding, dilation or groups not understood", n.Name)
 		return
 	}
-	xs, xst, os := x.Sizes, x.Strides, ob.Sizes
-	nb, sxn := "1", "0"
-	if len(xs) == 4 {
-		nb, sxn = g.e(xs[0]), g.e(xst[0])
-		xs, xst, os = xs[1:], xst[1:], os[1:]
-	}
+	xs, xst, os, nb, sxn := g.convImages(x, ob)
 	t, it, d := g.ctype(ob.DType), g.idxType(), g.r.d
 	acc := t
 	if ob.DType == tensor.Float32 {
