@@ -134,8 +134,7 @@ func LayerNorm(x *Tensor, normalizedShape []int, w, b *Tensor, eps float64) (*Te
 			for _, v := range row {
 				vr += (v - mean) * (v - mean)
 			}
-			vr /= float64(inner)
-			rstd := 1 / math.Sqrt(vr+eps)
+			rstd := 1 / math.Sqrt(layerNormVar(x.DType, vr, inner)+eps)
 			o := out[r*inner : (r+1)*inner]
 			for i, v := range row {
 				y := (v - mean) * rstd
@@ -150,6 +149,22 @@ func LayerNorm(x *Tensor, normalizedShape []int, w, b *Tensor, eps float64) (*Te
 		}
 	}
 	return nnFromData(dt, append([]int{}, x.Shape...), out), nil
+}
+
+// layerNormVar is the biased variance from m2, a row's sum of squared
+// deviations over n elements. PyTorch 1.13's float32 kernel
+// (RowwiseMoments) accumulates m2 in float: past float32's range it is
+// +Inf, the variance +Inf, rstd = 1/sqrt(Inf) = 0 and the row's output the
+// bias (0 without one): a row of 1,000 values of 1e18*randn gives b, not
+// the normalized values the float64 sum would. (Where one of its vector
+// lanes' partial means squares past the range, e.g. a row of 3e19, its
+// Welford merge multiplies Inf by an empty count and the row is NaN; that
+// artefact is not copied: docs/verdict.md.)
+func layerNormVar(dt DType, m2 float64, n int) float64 {
+	if dt == Float32 {
+		m2 = Round(Float32, m2)
+	}
+	return m2 / float64(n)
 }
 
 func nnJoin(s []int) string {

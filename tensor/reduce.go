@@ -113,7 +113,7 @@ func Reduce(op string, x *Tensor, dims []int, keepdim bool) (*Tensor, error) {
 					acc += src[p]
 				}
 				if op == "mean" {
-					acc /= float64(r)
+					acc = meanOf(odt, acc, r)
 				}
 			case "prod":
 				acc = 1
@@ -195,6 +195,17 @@ func Reduce(op string, x *Tensor, dims []int, keepdim bool) (*Tensor, error) {
 		res[o] = acc
 	}
 	return fromI(odt, shape, res), nil
+}
+
+// meanOf is mean's sum/n as PyTorch 1.13's CPU mean computes it, the sum
+// in the output dtype then divided: a sum past the dtype's range is ±Inf
+// and so is the mean (a float32 row of 1,000 values of 1e36: Inf, not
+// 1e36). Otherwise the float64 sum is divided before rounding, as before.
+func meanOf(dt DType, sum float64, n int) float64 {
+	if s := Round(dt, sum); math.IsInf(s, 0) && !math.IsInf(sum, 0) {
+		return s
+	}
+	return sum / float64(n)
 }
 
 // Sum is Reduce("sum", ...).
