@@ -93,7 +93,20 @@ func (l *lowerer) cat(n *ir.Node, bound []ir.Arg) error {
 	if err != nil {
 		return err
 	}
-	return l.finishPointwise(n, b, vars, out, t)
+	if err := l.finishPointwise(n, b, vars, out, t); err != nil {
+		return err
+	}
+	setCatCopy(l.p.Nodes[len(l.p.Nodes)-1], parts, vars, dim)
+	return nil
+}
+
+// setCatCopy records on c, a cat's node, the copies it is (cat_copy.go).
+func setCatCopy(c *Node, parts []catPart, vars []Expr, dim int) {
+	for _, s := range c.Body {
+		if s.Op == "store" {
+			c.Cat = catCopy(parts, vars, c.Ranges, dim, s.Index)
+		}
+	}
 }
 
 // catPart is one input of a cat: its view, where it starts along dim and
@@ -133,6 +146,7 @@ func (l *lowerer) catGroups(n *ir.Node, parts []catPart, out []Expr, dim int, dt
 		v := l.newBuffer("", Intermediate, &ir.TensorMeta{DType: dt, Shape: shape}, n.Name)
 		b.store(v, vars, b.cast(t, dt))
 		l.p.Nodes = append(l.p.Nodes, b.node(v, Pointwise, sizes, nil, n.Name))
+		setCatCopy(l.p.Nodes[len(l.p.Nodes)-1], local, vars, dim)
 		up = append(up, catPart{v, first.start, size})
 	}
 	return up, nil

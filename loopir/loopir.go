@@ -70,6 +70,10 @@ type Node struct {
 	Reads   []Dep
 	Writes  []Dep
 	Origins []string // decomposed-graph nodes this node computes (for provenance)
+	// Cat, on a cat's node, lists its inputs so that a renderer can copy
+	// each into its range instead of selecting among all of them at every
+	// point (cat_copy.go); nil on every other node.
+	Cat *CatCopy
 }
 
 // Stmt is one line of an inner function: Dst = Op(Args...) where Args are

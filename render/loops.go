@@ -404,6 +404,9 @@ func (g *kernelGen) pointwiseNest(members []*loopir.Node) {
 	}
 	names := loopNames("x", len(g.sp.outer))
 	clause, _ := g.parallelIf(g.sp.outer)
+	if g.catCopies(emit, clause) { // cat_copy.go
+		return
+	}
 	if g.transposed(emit) {
 		g.tiledNest(names, clause, members, emit)
 		return
