@@ -1046,7 +1046,7 @@ _DROPOUT_FNS = {_F.dropout: (False, False, True, None), torch.dropout: (False, F
 if hasattr(_F, "dropout1d"):
     _DROPOUT_FNS[_F.dropout1d] = (True, False, True, 3)
 _DRAW_FNS = {torch.rand_like, torch.randn_like, torch.bernoulli, torch.rand, torch.randn}
-_DRAW_METHODS = {"bernoulli"}
+_DRAW_METHODS = {"bernoulli", "bernoulli_"}  # x.new_empty(s).bernoulli_(p): timm's drop_path
 _FEATURE_DROPOUT_MODULES = tuple(getattr(torch.nn, k) for k in ("Dropout1d", "Dropout2d", "Dropout3d")
                                  if hasattr(torch.nn, k))
 _ALPHA = 1.7580993408473766  # ATen's alpha dropout constant (SELU's alpha * scale)

@@ -184,6 +184,9 @@ func clamp(a Args, lo, hi int) (Value, error) {
 }
 
 func addSub(a Args, op string) (Value, error) {
+	if r, ok, err := pySequence(op, a.V[0], a.V[1]); ok { // ops_pyseq.go: size tuples
+		return r, err
+	}
 	alpha, err := a.Float(2)
 	if err != nil {
 		return nil, err
@@ -218,6 +221,9 @@ func addSub(a Args, op string) (Value, error) {
 // arithmetic (size arithmetic such as C // n_head in traced graphs).
 func binary(a Args, op string, x, y Value) (Value, error) {
 	if r, ok, err := pyBinary(op, x, y); ok {
+		return r, err
+	}
+	if r, ok, err := pySequence(op, x, y); ok { // ops_pyseq.go: size tuples
 		return r, err
 	}
 	xt, err := valueTensor(a, 0, x)

@@ -152,8 +152,12 @@ func (nz *normalizer) outBufferDType(plain *ir.Node, buf *ir.Node) []ir.Kwarg {
 // functionalization makes the new version of self. PyTorch computes an
 // in-place op in the promoted dtype and casts the result to self's (it
 // refuses the casts that lose a kind, float into int), as copy_ does; the
-// result must have self's shape. Random ops (x.bernoulli_(p) is not
-// bernoulli(x)) are left to the canonical set.
+// result must have self's shape. Random ops are left to the canonical set,
+// but for x.bernoulli_(p) (timm's drop_path: x.new_empty(shape).bernoulli_(keep)):
+// ATen's bernoulli.p is empty_like(self).bernoulli_(p), so the in-place draw is
+// bernoulli(x, p) copied into x, p defaulting to bernoulli_'s 0.5 (not x's
+// values, which torch.bernoulli(x) without p would use); its draw replays as
+// any bernoulli's (training.go).
 func (nz *normalizer) inplaceByCopy(n *ir.Node) (handled bool, err error) {
 	if (n.Op != ir.CallMethod && n.Op != ir.CallFunction) || !strings.HasSuffix(n.Target, "_") ||
 		strings.HasSuffix(n.Target, "__") || len(n.Args) == 0 {
@@ -165,8 +169,13 @@ func (nz *normalizer) inplaceByCopy(n *ir.Node) (handled bool, err error) {
 	plain := *n
 	plain.Target = strings.TrimSuffix(n.Target, "_")
 	d, _, ok := canonicalFor(&plain)
-	if !ok || randomOps[d.Name] || d.Inplace {
+	if !ok || randomOps[d.Name] && d.Name != "aten.bernoulli" || d.Inplace {
 		return false, nil // unsupported, as any unknown target
+	}
+	if d.Name == "aten.bernoulli" && len(n.Args) < 2 {
+		if _, ok := n.Kwarg("p"); !ok {
+			plain.Args = append(append([]ir.Arg(nil), n.Args...), 0.5)
+		}
 	}
 	selfSrc, ok := n.Args[0].(*ir.Node)
 	if !ok {
