@@ -45,11 +45,16 @@ import (
 //   - choiceDNNL: float32 mm/bmm run oneDNN's sgemm instead of OpenBLAS's
 //     (gemm_dnnl.go); never together with choiceGenGEMM. Not bit-identical
 //     to OpenBLAS either; judged by the same verdict.
+//   - choiceDNNLConv: a float32 conv2d, conv2d_backward_input or
+//     conv2d_backward_weight runs oneDNN's convolution primitive instead of
+//     im2col + GEMM (conv_dnnl.go); never together with choiceDNNL (which
+//     only picks the im2col path's GEMM). Judged by the same verdict.
 const (
 	choiceOneThread = 1
 	choiceGenGEMM   = 2
 	choiceStream    = 4
 	choiceDNNL      = 8
+	choiceDNNLConv  = 16
 )
 
 // oneThreadMaxPoints bounds the nests offered a one-thread candidate: a
@@ -66,7 +71,8 @@ const choicesPrelude = `
    caller that never sets it) = every kernel's default, choice 0. Bit 0: the
    kernel's parallel loops run on the calling thread; bit 1: its GEMMs run
    the generated tiled GEMM instead of OpenBLAS; bit 2: streaming row
-   stores; bit 3: oneDNN's sgemm instead of OpenBLAS. Weak, not static: when the
+   stores; bit 3: oneDNN's sgemm instead of OpenBLAS; bit 4: oneDNN's
+   convolution primitive instead of im2col + GEMM. Weak, not static: when the
    program is built from per-kernel objects (compiler/objcache.go) every unit
    carries this prelude, and the linker must keep one pointer that the
    entry's gcdbg_set_choices sets and every kernel reads. */
@@ -75,7 +81,7 @@ __attribute__((weak)) void gcdbg_set_choices(int32_t *p) { gcdbg_choices = p; }
 `
 
 // choiceSet is what a kernel can choose between.
-type choiceSet struct{ threads, gemm, stream, dnnl bool }
+type choiceSet struct{ threads, gemm, stream, dnnl, dnnlConv bool }
 
 func (r *renderer) choiceOf(idx int) *choiceSet {
 	if r.alts == nil {
@@ -144,7 +150,7 @@ func (g *kernelGen) gemmFn(t string) string {
 // that reads it.
 func (g *kernelGen) withChoice(body string) string {
 	c := g.r.alts[g.idx]
-	if c == nil || (!c.threads && !c.gemm && !c.stream && !c.dnnl) {
+	if c == nil || (!c.threads && !c.gemm && !c.stream && !c.dnnl && !c.dnnlConv) {
 		return body
 	}
 	return fmt.Sprintf("  const int32_t %s = gcdbg_choices ? gcdbg_choices[%d] : 0;  /* %s */\n%s",
@@ -154,13 +160,14 @@ func (g *kernelGen) withChoice(body string) string {
 // alternatives lists the kernel's candidates for its manifest entry.
 func (g *kernelGen) alternatives() []compiler.Alternative {
 	c := g.r.alts[g.idx]
-	if c == nil || (!c.threads && !c.gemm && !c.stream && !c.dnnl) {
+	if c == nil || (!c.threads && !c.gemm && !c.stream && !c.dnnl && !c.dnnlConv) {
 		return nil
 	}
 	var out []compiler.Alternative
-	for v := int32(0); v < 16; v++ {
+	for v := int32(0); v < 32; v++ {
 		if (v&choiceOneThread != 0 && !c.threads) || (v&choiceGenGEMM != 0 && !c.gemm) || (v&choiceStream != 0 && !c.stream) ||
-			(v&choiceDNNL != 0 && (!c.dnnl || v&choiceGenGEMM != 0)) {
+			(v&choiceDNNL != 0 && (!c.dnnl || v&choiceGenGEMM != 0)) ||
+			(v&choiceDNNLConv != 0 && (!c.dnnlConv || v&(choiceDNNL|choiceGenGEMM) != 0)) {
 			continue
 		}
 		out = append(out, compiler.Alternative{Choice: v, Label: choiceLabel(v, c)})
@@ -180,13 +187,16 @@ func choiceLabel(v int32, c *choiceSet) string {
 		return label
 	}
 	one := v&choiceOneThread != 0
-	if c.gemm || c.dnnl {
+	if c.gemm || c.dnnl || c.dnnlConv {
 		gemm := "OpenBLAS"
 		if v&choiceGenGEMM != 0 {
 			gemm = "generated GEMM"
 		}
 		if v&choiceDNNL != 0 {
 			gemm = "oneDNN sgemm"
+		}
+		if v&choiceDNNLConv != 0 {
+			gemm = "oneDNN convolution"
 		}
 		if !c.threads {
 			return gemm

@@ -187,6 +187,7 @@ func convPrelude(r *renderer) string {
 				}
 				if buf.DType == tensor.Float32 && r.gemms[buf.DType] {
 					b.WriteString(dnnlAccFunc(r.d.Types[buf.DType])) // gemm_dnnl.go
+					b.WriteString(convDNNLPrelude)                   // conv_dnnl.go
 				}
 			}
 		}
@@ -317,6 +318,12 @@ func (g *kernelGen) convGEMM(x, w, bias *loopir.View, out *storage, ob *loopir.B
 		KH: g.e(w.Sizes[2]), KW: g.e(w.Sizes[3]), OH: g.e(os[1]), OW: g.e(os[2]), groups: groups}
 	g.line("{ /* conv2d: im2col + GEMM per image and group, images in parallel */")
 	g.ind++
+	bp, bs := "", ""
+	if bias != nil {
+		bp, bs = g.ptr(bias), g.e(bias.Strides[0])
+	}
+	dn := len(x.Sizes) == 4 && g.dnnlConvFloat(t) && g.dnnlConvOpen(dconvForward, g.viewOperand(x), g.viewOperand(w),
+		g.bufferOperand(out.c, ob.Sizes), stride, pad, dil, groups, bp, bs) // conv_dnnl.go
 	geo.decl(g)
 	wp, wst := g.packed(w, t, 2)
 	geo.par(g)
@@ -344,6 +351,9 @@ func (g *kernelGen) convGEMM(x, w, bias *loopir.View, out *storage, ob *loopir.B
 	}
 	g.line("  }")
 	geo.parEnd(g)
+	if dn {
+		g.dnnlConvClose()
+	}
 	g.ind--
 	g.line("}")
 	return true
@@ -365,6 +375,8 @@ func (g *kernelGen) convBackwardInput(n *loopir.Node, args []ir.Arg, out *storag
 		KH: g.e(w.Sizes[2]), KW: g.e(w.Sizes[3]), OH: g.e(gy.Sizes[2]), OW: g.e(gy.Sizes[3]), groups: groups}
 	g.line("{ /* conv2d_backward_input: col = W_g^T dY_g, col2im into dX, per image and group, images in parallel */")
 	g.ind++
+	dn := g.dnnlConvFloat(t) && g.dnnlConvOpen(dconvBackwardData, g.viewOperand(gy), g.viewOperand(w),
+		g.bufferOperand(out.c, ob.Sizes), stride, pad, dil, groups, "", "") // conv_dnnl.go
 	geo.decl(g)
 	gyp, gys := g.packed(gy, t, 1)
 	wp, wst := g.packed(w, t, 2)
@@ -378,6 +390,9 @@ func (g *kernelGen) convBackwardInput(n *loopir.Node, args []ir.Arg, out *storag
 		fmt.Sprintf("%s + n * %s + gi * OCG * %s", gyp, gys[0], gys[1]), gys[1], gys[3], out.c+" + (n * C + gi * CG) * H * W", stride, pad, dil)
 	g.line("  }")
 	geo.parEnd(g)
+	if dn {
+		g.dnnlConvClose()
+	}
 	g.ind--
 	g.line("}")
 }
@@ -399,6 +414,8 @@ func (g *kernelGen) convBackwardWeight(n *loopir.Node, args []ir.Arg, out *stora
 		KH: g.e(ob.Sizes[2]), KW: g.e(ob.Sizes[3]), OH: g.e(gy.Sizes[2]), OW: g.e(gy.Sizes[3]), groups: groups}
 	g.line("{ /* conv2d_backward_weight: dW_g = sum over images of dY_g col^T, images in parallel, each thread's sum, then the threads' in order */")
 	g.ind++
+	dn := g.dnnlConvFloat(t) && g.dnnlConvOpen(dconvBackwardWeights, g.viewOperand(gy), g.viewOperand(x),
+		g.bufferOperand(out.c, ob.Sizes), stride, pad, dil, groups, "", "") // conv_dnnl.go
 	geo.decl(g)
 	gyp, gys := g.packed(gy, t, 1)
 	geo.par(g)
@@ -434,6 +451,9 @@ func (g *kernelGen) convBackwardWeight(n *loopir.Node, args []ir.Arg, out *stora
 	g.line("  for (int64_t k = 1; k < nt; k++) s += parts[k * per + i];")
 	g.line("  %s[i] = s;", out.c)
 	g.line("}")
+	if dn {
+		g.dnnlConvClose()
+	}
 	g.ind--
 	g.line("}")
 }
