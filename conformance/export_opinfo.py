@@ -79,10 +79,15 @@ def core_aten_names(path):
     return names
 
 
+# torch factories outside the core ATen opset that the exporter records as graph nodes (not frozen
+# constants) and gcdbg computes (ir/ops_linspace.go): their OpInfos are selected too
+EXTRA_OPINFOS = ("linspace", "logspace", "eye")
+
+
 def selected_opinfos(core):
     out = []
     for o in op_db:
-        if o.name.startswith("nn.functional.") or o.name in core or o.aten_name in core:
+        if o.name.startswith("nn.functional.") or o.name in core or o.aten_name in core or o.name in EXTRA_OPINFOS:
             out.append(o)
     return out
 

@@ -443,13 +443,15 @@ def _reached_modules(fn):
 # the factory draws the tracer turns into graph nodes (torch.<name>)
 _FACTORY_DRAWS = ("rand", "randn")
 # The deterministic factories it turns into graph nodes too (torch.<name>), the ones gcdbg has
-# (ir/ops_shape.go). fx runs torch.arange(T) / torch.zeros(4, 8) of Python numbers while tracing and
-# freezes the result into a _tensor_constant: right values, but gcdbg then computes nothing of it
-# (a conformance sample of arange compared PyTorch's constant with itself). torch.empty stays frozen:
-# its values are unspecified (uninitialized memory), gcdbg's zeros would be one valid content and a
-# comparison with PyTorch's garbage meaningless; linspace/logspace/eye/torch.tensor too (gcdbg has
-# no such op: frozen, the model still runs).
-_FACTORY_CALLS = ("arange", "zeros", "ones", "full", "scalar_tensor", "zeros_like", "ones_like", "full_like")
+# (ir/ops_shape.go, ir/ops_linspace.go). fx runs torch.arange(T) / torch.zeros(4, 8) /
+# torch.linspace(0, 1, 5) of Python numbers while tracing and freezes the result into a
+# _tensor_constant: right values, but gcdbg then computes nothing of it (a conformance sample of
+# arange compared PyTorch's constant with itself), and the captured graph does not show the call
+# Dynamo records. torch.empty stays frozen: its values are unspecified (uninitialized memory),
+# gcdbg's zeros would be one valid content and a comparison with PyTorch's garbage meaningless;
+# torch.tensor too (its data is the constant).
+_FACTORY_CALLS = ("arange", "zeros", "ones", "full", "scalar_tensor", "zeros_like", "ones_like", "full_like",
+                  "linspace", "logspace", "eye")
 # Builtins of torch.nn.functional (C functions, torch._C._nn) whose int-list argument the C
 # argument parser checks before __torch_function__ runs: milesial's U-Net pads the upsampled map
 # by sizes read from .size(), F.pad(x1, [diffX // 2, diffX - diffX // 2, ...]), and fx failed with

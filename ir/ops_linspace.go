@@ -1,0 +1,84 @@
+package ir
+
+import (
+	"gcdbg/tensor"
+)
+
+// torch.linspace, torch.logspace and torch.eye: creation ops the exporter
+// records as graph nodes (as Dynamo captures them), not constants fx froze
+// while tracing. linspace and logspace are core ops that run as an eager
+// fallback inside compiled code (tensor.Linspace and tensor.Logspace keep
+// PyTorch 1.13's vectorized layout, FMA and truncation of integer results
+// in one place, as tensor.Arange does for a floating arange); eye decomposes
+// into an arange comparison (stages/decomp_linspace.go).
+func init() {
+	// start and end keep whether they are Python ints: an unsigned dtype
+	// takes the int -3 (as 253), not the float -3.1.
+	number := func(a Args, i int) (Value, error) {
+		if _, err := a.Float(i); err != nil {
+			return nil, err
+		}
+		return a.V[i], nil
+	}
+	Register("linspace(start, end, steps, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False)", KindCreation, func(a Args) (Value, error) {
+		s, err := number(a, 0)
+		if err != nil {
+			return nil, err
+		}
+		e, err := number(a, 1)
+		if err != nil {
+			return nil, err
+		}
+		n, err := a.Int(2)
+		if err != nil {
+			return nil, err
+		}
+		dt, err := a.DType(3, tensor.Float32)
+		if err != nil {
+			return nil, err
+		}
+		return tensor.Linspace(s, e, int(n), dt)
+	})
+	Register("logspace(start, end, steps, base=10.0, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False)", KindCreation, func(a Args) (Value, error) {
+		s, err := number(a, 0)
+		if err != nil {
+			return nil, err
+		}
+		e, err := number(a, 1)
+		if err != nil {
+			return nil, err
+		}
+		n, err := a.Int(2)
+		if err != nil {
+			return nil, err
+		}
+		base, err := a.Float(3)
+		if err != nil {
+			return nil, err
+		}
+		dt, err := a.DType(4, tensor.Float32)
+		if err != nil {
+			return nil, err
+		}
+		return tensor.Logspace(s, e, int(n), base, dt)
+	})
+	Register("eye(n, m=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False)", KindCreation, func(a Args) (Value, error) {
+		n, err := a.Int(0)
+		if err != nil {
+			return nil, err
+		}
+		m := n
+		if a.V[1] != nil {
+			if m, err = a.Int(1); err != nil {
+				return nil, err
+			}
+		}
+		dt, err := a.DType(2, tensor.Float32)
+		if err != nil {
+			return nil, err
+		}
+		return tensor.Eye(int(n), int(m), dt)
+	})
+	MarkCore("aten.linspace")
+	MarkCore("aten.logspace")
+}
