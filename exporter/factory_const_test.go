@@ -1,10 +1,6 @@
 package exporter_test
 
 import (
-	"os/exec"
-	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 
 	"gcdbg/ir"
@@ -20,50 +16,15 @@ import (
 // froze into a _tensor_constant; eager and compiled runs match PyTorch in
 // every output.
 func TestFactoryCallsAreGraphNodes(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "m.json")
-	if b, err := exec.Command(python(t), "gcdbg_export.py", filepath.Join("testdata", "factory_const.py"), "-o", out, "--runs", "0").CombinedOutput(); err != nil {
-		t.Fatalf("export failed: %v\n%s", err, b)
-	}
-	tr, err := trace.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	constants := 0
-	for _, n := range tr.Graphs[0].Nodes {
-		if n.Op == ir.CallFunction && strings.HasPrefix(n.Target, "torch.") {
-			got = append(got, strings.TrimPrefix(n.Target, "torch."))
-		}
-		if n.Op == ir.GetAttr && n.Target != "k" {
-			constants++
-		}
-	}
-	sort.Strings(got)
+	tr, got, constants := exportTorchCalls(t, "factory_const.py", func(target string) bool { return target == "k" })
 	want := "arange arange arange full full full_like ones ones_like scalar_tensor zeros zeros zeros_like"
-	if strings.Join(got, " ") != want {
-		t.Errorf("factory nodes %v, want %s", got, want)
+	if got != want {
+		t.Errorf("factory nodes %s, want %s", got, want)
 	}
 	if constants != 0 { // self.k, the model's own constant; nothing frozen by the tracer
 		t.Errorf("%d constants besides self.k: a factory call was frozen", constants)
 	}
-	for _, dev := range []string{"eager", "cpu"} {
-		res, err := runner.Run(tr, runner.Options{Runs: 1, Device: dev})
-		if err != nil {
-			t.Fatalf("%s: %v", dev, err)
-		}
-		if !res.OK {
-			t.Errorf("%s: does not match PyTorch:\n%s", dev, res.Summary())
-		}
-		compared := 0
-		for _, o := range res.Graphs[0].Outputs {
-			if o.VsExpected != nil {
-				compared++
-			}
-		}
-		if compared != 7 || res.Graphs[0].NotComparedWithPyTorch != "" {
-			t.Errorf("%s: %d of 7 outputs compared with PyTorch (%s)", dev, compared, res.Graphs[0].NotComparedWithPyTorch)
-		}
-	}
+	matchBothDevices(t, tr, 7) // outputs only: nothing requires grad
 }
 
 // torch.arange(0, t) of a traced size t = x.shape[1] (GPT-style positions;

@@ -20,8 +20,24 @@ import (
 // and the eager and compiled runs match PyTorch in every output and
 // gradient, compared with PyTorch's values.
 func TestLinspaceLogspaceEyeAreGraphNodes(t *testing.T) {
+	tr, got, constants := exportTorchCalls(t, "linspace_eye.py", func(target string) bool { return strings.HasPrefix(target, "lin.") })
+	if want := "eye eye linspace linspace linspace logspace logspace where"; got != want {
+		t.Errorf("torch nodes %s, want %s", got, want)
+	}
+	if constants != 0 {
+		t.Errorf("%d constants besides the Linear's parameters: a factory call was frozen", constants)
+	}
+	matchBothDevices(t, tr, 5) // 4 outputs and the gradient of x
+}
+
+// exportTorchCalls exports testdata/script and returns the trace, the
+// targets of its first graph's torch.* call nodes (sorted, without
+// "torch.", joined by spaces) and how many get_attr nodes the model's own
+// (own(target)) are not: constants the tracer froze.
+func exportTorchCalls(t *testing.T, script string, own func(target string) bool) (*trace.Trace, string, int) {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "m.json")
-	if b, err := exec.Command(python(t), "gcdbg_export.py", filepath.Join("testdata", "linspace_eye.py"), "-o", out, "--runs", "0").CombinedOutput(); err != nil {
+	if b, err := exec.Command(python(t), "gcdbg_export.py", filepath.Join("testdata", script), "-o", out, "--runs", "0").CombinedOutput(); err != nil {
 		t.Fatalf("export failed: %v\n%s", err, b)
 	}
 	tr, err := trace.Load(out)
@@ -34,18 +50,19 @@ func TestLinspaceLogspaceEyeAreGraphNodes(t *testing.T) {
 		if n.Op == ir.CallFunction && strings.HasPrefix(n.Target, "torch.") {
 			got = append(got, strings.TrimPrefix(n.Target, "torch."))
 		}
-		if n.Op == ir.GetAttr && !strings.HasPrefix(n.Target, "lin.") {
+		if n.Op == ir.GetAttr && !own(n.Target) {
 			constants++
 		}
 	}
 	sort.Strings(got)
-	want := "eye eye linspace linspace linspace logspace logspace where"
-	if strings.Join(got, " ") != want {
-		t.Errorf("torch nodes %v, want %s", got, want)
-	}
-	if constants != 0 {
-		t.Errorf("%d constants besides the Linear's parameters: a factory call was frozen", constants)
-	}
+	return tr, strings.Join(got, " "), constants
+}
+
+// matchBothDevices runs tr eager and compiled and fails unless each
+// matches PyTorch with want outputs and gradients compared with PyTorch's
+// values.
+func matchBothDevices(t *testing.T, tr *trace.Trace, want int) {
+	t.Helper()
 	for _, dev := range []string{"eager", "cpu"} {
 		res, err := runner.Run(tr, runner.Options{Runs: 1, Device: dev})
 		if err != nil {
@@ -66,8 +83,8 @@ func TestLinspaceLogspaceEyeAreGraphNodes(t *testing.T) {
 				compared++
 			}
 		}
-		if compared != 5 || g.NotComparedWithPyTorch != "" {
-			t.Errorf("%s: %d of 4 outputs and 1 grad (x) compared with PyTorch (%s)", dev, compared, g.NotComparedWithPyTorch)
+		if compared != want || g.NotComparedWithPyTorch != "" {
+			t.Errorf("%s: %d outputs and gradients compared with PyTorch, want %d (%s)", dev, compared, want, g.NotComparedWithPyTorch)
 		}
 	}
 }

@@ -12,24 +12,21 @@ import (
 // in one place, as tensor.Arange does for a floating arange); eye decomposes
 // into an arange comparison (stages/decomp_linspace.go).
 func init() {
-	// start and end keep whether they are Python ints: an unsigned dtype
-	// takes the int -3 (as 253), not the float -3.1.
-	number := func(a Args, i int) (Value, error) {
-		if _, err := a.Float(i); err != nil {
-			return nil, err
+	// start, end and steps of both: start and end keep whether they are
+	// Python ints (an unsigned dtype takes the int -3, as 253)
+	rangeArgs := func(a Args) (s, e tensor.Number, n int, err error) {
+		for i, p := range []*tensor.Number{&s, &e} {
+			if _, err = a.Float(i); err != nil {
+				return
+			}
+			_, isInt := a.V[i].(int64)
+			*p = tensor.Number{V: pyFloat(a.V[i]), Int: isInt}
 		}
-		return a.V[i], nil
+		n, err = a.Int(2)
+		return
 	}
 	Register("linspace(start, end, steps, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False)", KindCreation, func(a Args) (Value, error) {
-		s, err := number(a, 0)
-		if err != nil {
-			return nil, err
-		}
-		e, err := number(a, 1)
-		if err != nil {
-			return nil, err
-		}
-		n, err := a.Int(2)
+		s, e, n, err := rangeArgs(a)
 		if err != nil {
 			return nil, err
 		}
@@ -37,18 +34,10 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return tensor.Linspace(s, e, int(n), dt)
+		return tensor.Linspace(s, e, n, dt)
 	})
 	Register("logspace(start, end, steps, base=10.0, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False)", KindCreation, func(a Args) (Value, error) {
-		s, err := number(a, 0)
-		if err != nil {
-			return nil, err
-		}
-		e, err := number(a, 1)
-		if err != nil {
-			return nil, err
-		}
-		n, err := a.Int(2)
+		s, e, n, err := rangeArgs(a)
 		if err != nil {
 			return nil, err
 		}
@@ -60,7 +49,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return tensor.Logspace(s, e, int(n), base, dt)
+		return tensor.Logspace(s, e, n, base, dt)
 	})
 	Register("eye(n, m=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False)", KindCreation, func(a Args) (Value, error) {
 		n, err := a.Int(0)

@@ -19,30 +19,13 @@ import (
 // per vector): each vector's first element is that formula at its index i0,
 // the others i0's value + k * step, so a vector that straddles halfway keeps
 // the first form; the tail after the last pair is the scalar form.
-func Linspace(start, end any, steps int, dt DType) (*Tensor, error) {
-	if dt == Invalid {
-		dt = Float32
-	}
-	if int(dt) >= len(dtypeNames) {
-		return nil, fmt.Errorf("unsupported dtype %s", dt)
-	}
-	if steps < 0 {
-		return nil, fmt.Errorf("number of steps must be non-negative")
-	}
-	if steps > maxNumel {
-		return nil, fmt.Errorf("linspace of %d elements is too large", steps)
-	}
-	s, err := scalarTo(dt, start)
-	if err != nil {
-		return nil, err
-	}
-	e, err := scalarTo(dt, end)
+func Linspace(start, end Number, steps int, dt DType) (*Tensor, error) {
+	dt, s, e, t, err := rangeSetup("linspace", start, end, steps, dt)
 	if err != nil {
 		return nil, err
 	}
 	// steps 0 and 1 never reach the kernel (a Bool one too): empty, or
 	// fill_(start)
-	t := New(dt, steps)
 	if steps == 0 {
 		return t, nil
 	}
@@ -102,35 +85,18 @@ func Linspace(start, end any, steps int, dt DType) (*Tensor, error) {
 // math.Pow, as for the pow op: a few ulps from glibc's where the result is
 // large (pow(10, 2.53125): 6 ulps), so a float64 logspace can differ from
 // PyTorch's in its last bits; the narrower dtypes round the same.
-func Logspace(start, end any, steps int, base float64, dt DType) (*Tensor, error) {
-	if dt == Invalid {
-		dt = Float32
-	}
-	if int(dt) >= len(dtypeNames) {
-		return nil, fmt.Errorf("unsupported dtype %s", dt)
-	}
-	if steps < 0 {
-		return nil, fmt.Errorf("number of steps must be non-negative")
-	}
-	if steps > maxNumel {
-		return nil, fmt.Errorf("logspace of %d elements is too large", steps)
-	}
-	s, err := scalarTo(dt, start)
-	if err != nil {
-		return nil, err
-	}
-	e, err := scalarTo(dt, end)
+func Logspace(start, end Number, steps int, base float64, dt DType) (*Tensor, error) {
+	dt, s, e, t, err := rangeSetup("logspace", start, end, steps, dt)
 	if err != nil {
 		return nil, err
 	}
 	// steps 0 and 1 never reach the kernel: empty, or
 	// fill_(pow(base, double(start)))
-	t := New(dt, steps)
 	if steps == 0 {
 		return t, nil
 	}
 	if steps == 1 {
-		t.SetFlat(0, math.Pow(base, scalarFloat(start)))
+		t.SetFlat(0, math.Pow(base, start.V))
 		return t, nil
 	}
 	switch dt {
@@ -185,14 +151,47 @@ func Eye(n, m int, dt DType) (*Tensor, error) {
 	return t, nil
 }
 
-// scalarTo is Scalar::to<T> of a Python number v (int64 or float64):
-// rounded to a floating dtype, truncated and wrapped to an integer one. A
-// value the dtype cannot hold is refused as PyTorch's checked conversion
-// refuses it: a float outside the integer range, an int above the maximum
-// or (unsigned) below -maximum (uint8 takes -3 as 253, not -3.1).
-func scalarTo(dt DType, v any) (float64, error) {
-	f := scalarFloat(v)
-	_, isInt := v.(int64)
+// Number is a Python number argument: Int for a Python int, which an
+// unsigned dtype takes below 0 (uint8 takes -3 as 253, not -3.1).
+type Number struct {
+	V   float64
+	Int bool
+}
+
+// rangeSetup is linspace's and logspace's common start: the dtype (default
+// float32), the steps checked, start and end converted (scalarTo) and the
+// result allocated.
+func rangeSetup(op string, start, end Number, steps int, dt DType) (DType, float64, float64, *Tensor, error) {
+	if dt == Invalid {
+		dt = Float32
+	}
+	if int(dt) >= len(dtypeNames) {
+		return dt, 0, 0, nil, fmt.Errorf("unsupported dtype %s", dt)
+	}
+	if steps < 0 {
+		return dt, 0, 0, nil, fmt.Errorf("number of steps must be non-negative")
+	}
+	if steps > maxNumel {
+		return dt, 0, 0, nil, fmt.Errorf("%s of %d elements is too large", op, steps)
+	}
+	s, err := scalarTo(dt, start)
+	if err != nil {
+		return dt, 0, 0, nil, err
+	}
+	e, err := scalarTo(dt, end)
+	if err != nil {
+		return dt, 0, 0, nil, err
+	}
+	return dt, s, e, New(dt, steps), nil
+}
+
+// scalarTo is Scalar::to<T> of a Python number: rounded to a floating
+// dtype, truncated and wrapped to an integer one. A value the dtype cannot
+// hold is refused as PyTorch's checked conversion refuses it: a float
+// outside the integer range, an int above the maximum or (unsigned) below
+// -maximum.
+func scalarTo(dt DType, v Number) (float64, error) {
+	f := v.V
 	over := false
 	switch {
 	case dt == Bool: // bool(v): no range
@@ -207,7 +206,7 @@ func scalarTo(dt DType, v any) (float64, error) {
 	case dt.IsFloat():
 	default:
 		lo, hi := intRange(dt)
-		if isInt && lo == 0 {
+		if v.Int && lo == 0 {
 			over = f > hi || f < -hi
 		} else {
 			over = math.IsNaN(f) || f < lo || f > hi
@@ -219,25 +218,10 @@ func scalarTo(dt DType, v any) (float64, error) {
 	if dt.IsFloat() {
 		return Round(dt, f), nil
 	}
-	if isInt {
-		return float64(wrapInt(dt, v.(int64))), nil
+	if v.Int {
+		return float64(wrapInt(dt, int64(f))), nil
 	}
 	return float64(FloatToInt(dt, f)), nil
-}
-
-// scalarFloat is a Python number (int64, float64 or bool) as a double.
-func scalarFloat(v any) float64 {
-	switch x := v.(type) {
-	case int64:
-		return float64(x)
-	case float64:
-		return x
-	case bool:
-		if x {
-			return 1
-		}
-	}
-	return 0
 }
 
 // intRange is an integer dtype's smallest and largest value.

@@ -39,17 +39,13 @@ func TestLinspaceLogspaceEyeMatchPyTorch(t *testing.T) {
 			t.Fatalf("dtype %q", c.DType)
 		}
 		// a Python int stays an int64 (uint8 takes -3, not -3.1)
-		var args []any
+		var args []Number
 		var fs []float64
 		for _, a := range c.Args {
-			if i, err := a.Int64(); err == nil {
-				args = append(args, i)
-				fs = append(fs, float64(i))
-			} else {
-				f, _ := a.Float64()
-				args = append(args, f)
-				fs = append(fs, f)
-			}
+			_, err := a.Int64()
+			f, _ := a.Float64()
+			args = append(args, Number{V: f, Int: err == nil})
+			fs = append(fs, f)
 		}
 		var got *Tensor
 		switch c.Op {
