@@ -43,10 +43,14 @@ import (
 //     parallel, each channel's images in order on one thread, so the result
 //     does not depend on the thread count.
 //
-// Products with padding zeros are summed as the im2col path sums them (a
-// weight of ±Inf gives NaN at a padded border, as PyTorch's im2col path;
-// a NaN or Inf in the input or dY reaches exactly the outputs whose
-// windows hold it). Small kernels run without an OpenMP region (par).
+// A NaN or Inf in the input or dY reaches exactly the outputs whose
+// windows hold it. A NaN or ±Inf weight multiplies no padding zero: the
+// forward then runs direct loops over the taps that reach real input
+// elements (PyTorch 1.13's float32 depthwise, oneDNN, and the eager
+// interpreter give a finite border there; its im2col path, float64 or a
+// depth multiplier of 2, gives Inf·0 = NaN), the backward input its row
+// path (runner TestConvDepthwiseNonFiniteWeights). Small kernels run
+// without an OpenMP region (par).
 //
 // Measured on MobileNetV2 width 0.5 (examples/unseen3/mobilenetv2.py,
 // batch 16 of 3x64x64; gcdbg run's kernel table, the binaries with and
@@ -196,6 +200,28 @@ static __attribute__((unused)) void gcdbg_dw_forward_%[1]s(const %[2]s *X, int64
         %[2]s wk[KK > 0 ? KK : 1];
         for (int64_t kh = 0; kh < KH; kh++)
           for (int64_t kw = 0; kw < KW; kw++) wk[kh * KW + kw] = Wt[oc * ws0 + kh * ws2 + kw * ws3];
+        int fin = 1;
+        for (int64_t k = 0; k < KK; k++) fin &= isfinite(wk[k]) != 0;
+        if (!fin) {
+          /* a NaN or Inf weight: the taps that reach real input elements only, in the same order (an Inf times a
+             padding 0 would be NaN where PyTorch's float32 depthwise (oneDNN) and the eager interpreter have none) */
+          const %[2]s *xp = X + n * sxn + c * sxc;
+          %[2]s *restrict y = Y + (n * OC + oc) * OHW;
+          for (int64_t oh = 0; oh < OH; oh++)
+            for (int64_t ow = 0; ow < OW; ow++) {
+              %[2]s a = 0;
+              for (int64_t kh = 0; kh < KH; kh++) {
+                const int64_t ih = oh * s0 - p0 + kh * d0;
+                if (ih < 0 || ih >= H) continue;
+                for (int64_t kw = 0; kw < KW; kw++) {
+                  const int64_t iw = ow * s1 - p1 + kw * d1;
+                  if (iw >= 0 && iw < W) a += wk[kh * KW + kw] * xp[ih * sxh + iw * sxw];
+                }
+              }
+              y[oh * OW + ow] = bias ? a + bias[oc * bs] : a;
+            }
+          continue;
+        }
         /* blocks of 512 grid points (in L1), each tap a unit-stride vector pass over the block, taps in (kh, kw) order */
         for (int64_t i0 = 0; i0 < L; i0 += 512) {
           const int64_t nb = L - i0 < 512 ? L - i0 : 512;
