@@ -273,7 +273,7 @@ func (jg *jointInfo) minCut() (*Partition, error) {
 			f.AddEdge(in(n), sink, Inf)
 			continue
 		}
-		if n.Op == ir.Placeholder || (jg.requiredFw[n] && !recomputable(n)) {
+		if n.Op == ir.Placeholder || (jg.requiredFw[n] && (!recomputable(n) || jg.gemmOperand(n))) {
 			f.AddEdge(source, in(n), Inf)
 		}
 		w := valueBytes(n)
@@ -285,6 +285,14 @@ func (jg *jointInfo) minCut() (*Partition, error) {
 			// the primal is alive anyway and its views cost nothing to
 			// redo in backward, while a saved view must be materialized.
 			w = w*tieScale + 1
+			if isView(n) && w > 1 {
+				// Likewise a view costs one unit more than its base: a
+				// saved view (a weight-gradient GEMM's transposed
+				// activation) is written as a copy by the forward, while
+				// its base is often materialized anyway and the backward's
+				// GEMM reads it transposed through its strides.
+				w++
+			}
 			if n.Op == ir.Placeholder && w > 1 {
 				// (a zero-element primal keeps capacity 1: a zero-capacity
 				// edge is never listed in the cut, so it could not be saved)
@@ -312,8 +320,17 @@ func (jg *jointInfo) minCut() (*Partition, error) {
 }
 
 // tieScale makes bytes the primary objective of the cut: the per-node
-// tie-breaking unit (1) summed over every node stays below one byte.
-const tieScale = 1 << 16
+// tie-breaking units (at most 2) summed over every node stay below one byte.
+const tieScale = 1 << 18
+
+// isView reports a call of a view op (permute, reshape, slice, ...).
+func isView(n *ir.Node) bool {
+	if n.Op != ir.CallFunction {
+		return false
+	}
+	d := ir.Lookup(n.Target)
+	return d != nil && d.Kind == ir.KindView
+}
 
 // recomputable says whether the backward may compute n again instead of
 // having it saved: deterministic ops that read each input element a few
@@ -351,6 +368,42 @@ func recomputable(n *ir.Node) bool {
 		return !bigReduction(n)
 	}
 	return false
+}
+
+// gemmOperand reports a pointwise value of at least bigReductionBytes that
+// the forward passes to a matmul (mm or bmm, directly or through views).
+// The forward writes it to memory anyway (a GEMM reads its operands from
+// memory), so saving it costs memory and no traffic, while recomputing it
+// in the backward is one more pass over its input and a write of it:
+// ffn_train's GELU, recomputed for the weight gradient g^T @ gelu(a), cost
+// 0.7-1.0 ms of a 57 ms step (docs/performance.md); PyTorch's autograd
+// saves it. Such a value is not recomputed (tied to the forward side, like
+// the matmul itself); below the size, the byte-minimal cut stands.
+func (jg *jointInfo) gemmOperand(n *ir.Node) bool {
+	if n.Op != ir.CallFunction || valueBytes(n) < bigReductionBytes {
+		return false
+	}
+	if d := ir.Lookup(n.Target); d == nil || d.Kind != ir.KindPointwise {
+		return false
+	}
+	seen := map[*ir.Node]bool{}
+	var reaches func(v *ir.Node) bool
+	reaches = func(v *ir.Node) bool {
+		for _, u := range jg.users[v] {
+			if !jg.requiredFw[u] || seen[u] || u.Op != ir.CallFunction {
+				continue
+			}
+			seen[u] = true
+			if u.Target == "aten.mm" || u.Target == "aten.bmm" {
+				return true
+			}
+			if d := ir.Lookup(u.Target); d != nil && d.Kind == ir.KindView && reaches(u) {
+				return true
+			}
+		}
+		return false
+	}
+	return reaches(n)
 }
 
 // bigReductionBytes is the input size from which a reduction is no longer
