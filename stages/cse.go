@@ -37,20 +37,7 @@ func cseGraph(g *ir.Graph) *ir.Graph {
 	nodes := make([]*ir.Node, 0, len(g.Nodes))
 	merged := false
 	for _, n := range g.Nodes {
-		c := n
-		if len(repl) > 0 && readsAny(n, repl) {
-			cp := *n
-			cp.Args = make([]ir.Arg, len(n.Args))
-			for i, a := range n.Args {
-				cp.Args[i] = replaceArg(a, repl)
-			}
-			cp.Kwargs = make([]ir.Kwarg, len(n.Kwargs))
-			for i, kv := range n.Kwargs {
-				cp.Kwargs[i] = ir.Kwarg{Name: kv.Name, Value: replaceArg(kv.Value, repl)}
-			}
-			c = &cp
-			repl[n] = c
-		}
+		c := remapNode(n, repl)
 		if key, ok := cseKey(c); ok && !returned[n] {
 			if prev := seen[key]; prev != nil {
 				repl[n] = prev
@@ -67,6 +54,26 @@ func cseGraph(g *ir.Graph) *ir.Graph {
 	ng := *g
 	ng.Nodes = nodes
 	return &ng
+}
+
+// remapNode is n reading through repl: n itself when it reads no node of
+// repl, else a copy (recorded in repl as n's replacement) whose args and
+// kwargs read the replacements. The input graph is never changed.
+func remapNode(n *ir.Node, repl map[*ir.Node]ir.Arg) *ir.Node {
+	if len(repl) == 0 || !readsAny(n, repl) {
+		return n
+	}
+	cp := *n
+	cp.Args = make([]ir.Arg, len(n.Args))
+	for i, a := range n.Args {
+		cp.Args[i] = replaceArg(a, repl)
+	}
+	cp.Kwargs = make([]ir.Kwarg, len(n.Kwargs))
+	for i, kv := range n.Kwargs {
+		cp.Kwargs[i] = ir.Kwarg{Name: kv.Name, Value: replaceArg(kv.Value, repl)}
+	}
+	repl[n] = &cp
+	return &cp
 }
 
 // readsAny reports whether n reads a node of repl.

@@ -28,6 +28,10 @@ type LoopProgram struct {
 	Schedule *sched.Schedule
 	Memory   *sched.MemoryPlan
 	Source   *render.Source // the generated C (stages/kernels.go)
+	// Aliases maps the nodes the backward's sum rewrite made (and the
+	// reductions it shares between sums) to the nodes of Graph they compute
+	// (simplify_bwd.go); provenance reads loop origins through it.
+	Aliases map[string][]string
 }
 
 // compiledGraphs lists the graphs the loop stages compile, with their roles.
@@ -48,7 +52,7 @@ func lowerLoops(u *Unit) error {
 	for _, lp := range u.Programs {
 		g := lp.Graph
 		if lp.Role == RoleBackward {
-			g = cseGraph(g) // cse.go: duplicate pointwise nodes merged
+			g, lp.Aliases = simplifySums(cseGraph(g)) // cse.go: duplicate pointwise nodes merged; simplify_bwd.go: factors out of sums
 		}
 		p, err := loopir.Lower(g)
 		if err != nil {

@@ -135,13 +135,15 @@ func (p *Provenance) indexProgram(lp *LoopProgram) *progIndex {
 	if lp.Loops != nil {
 		for name, b := range lp.Loops.Buffers {
 			if b != nil && b.Node != "" {
-				pi.origins[name] = appendNew(pi.origins[name], b.Node)
+				pi.origins[name] = appendNew(pi.origins[name], aliasOf(lp, b.Node)...)
 			}
 		}
 		for _, n := range lp.Loops.Nodes {
-			pi.origins[n.Name] = appendNew(pi.origins[n.Name], n.Origins...)
+			for _, o := range n.Origins {
+				pi.origins[n.Name] = appendNew(pi.origins[n.Name], aliasOf(lp, o)...)
+			}
 			if n.IRNode != "" {
-				pi.origins[n.Name] = appendNew(pi.origins[n.Name], n.IRNode)
+				pi.origins[n.Name] = appendNew(pi.origins[n.Name], aliasOf(lp, n.IRNode)...)
 			}
 		}
 	}
