@@ -32,6 +32,9 @@ func (s *state) check(a, b *group) (cat, reason, note string) {
 	if a.kind == loopir.Fallback || b.kind == loopir.Fallback {
 		return "", "fallback nodes do not fuse", ""
 	}
+	if r := longCat(a, b); r != "" {
+		return "", r, ""
+	}
 	ab, ba := s.feeds(a, b), s.feeds(b, a)
 	if ba && !ab {
 		a, b = b, a

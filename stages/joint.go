@@ -152,6 +152,7 @@ func (b *jointBuilder) build() (*Joint, error) {
 		return nil, b.err
 	}
 	b.g.Nodes = append(b.g.Nodes, &ir.Node{Name: b.fresh("output"), Op: ir.Output, Target: "output", Args: []ir.Arg{ir.Tuple(outs)}, From: []string{"output"}})
+	b.foldGradientSums() // joint_sums.go
 	b.dropDeadBackward()
 	if err := b.g.Validate(); err != nil {
 		return nil, err

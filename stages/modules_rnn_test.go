@@ -102,3 +102,68 @@ func TestRNNInputProjectionOncePerLayer(t *testing.T) {
 		}
 	}
 }
+
+// The weight_hh gradient of an unrolled nn.LSTM/GRU (one product per time
+// step, summed) is one GEMM over every step's gate gradients and states,
+// concatenated (joint_sums.go), as ATen's RNN backward computes it, not
+// one GEMM per step added up: every weight_hh gradient of real2_lstm and
+// real2_gru reaches exactly one mm through its adds, permutes and views.
+// That the folded gradients still match PyTorch is cmd/gcdbg's
+// TestReal2ModelsMatchPyTorch on the same traces (and real2_decoder's
+// GRUCell with tied weights, folded the same way).
+func TestRNNWeightGradientOneGEMM(t *testing.T) {
+	for _, name := range []string{"real2_lstm", "real2_gru"} {
+		tr, err := trace.Load("testdata/real2/" + name + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		units, err := Run(tr, "joint")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked := 0
+		for _, u := range units {
+			j := u.Joint
+			if j == nil {
+				continue
+			}
+			outs := j.Graph.Outputs()
+			if len(outs) == 1 {
+				if tu, ok := outs[0].(ir.Tuple); ok {
+					outs = tu
+				}
+			}
+			for i, target := range j.GradTargets {
+				if !strings.Contains(target, "weight_hh") {
+					continue
+				}
+				g, ok := outs[j.NumOutputs+i].(*ir.Node)
+				if !ok {
+					t.Fatalf("%s: grad of %s is not a node", name, target)
+				}
+				mms, seen := 0, map[*ir.Node]bool{}
+				var walk func(n *ir.Node)
+				walk = func(n *ir.Node) {
+					if seen[n] {
+						return
+					}
+					seen[n] = true
+					switch n.Target {
+					case "aten.mm":
+						mms++
+					case "aten.add", "aten.permute", "aten.view":
+						n.EachInput(walk)
+					}
+				}
+				walk(g)
+				checked++
+				if mms != 1 {
+					t.Errorf("%s: the gradient of %s sums %d GEMMs, want one over every step", name, target, mms)
+				}
+			}
+		}
+		if checked == 0 {
+			t.Fatalf("%s: no weight_hh gradient", name)
+		}
+	}
+}
