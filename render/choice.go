@@ -49,12 +49,16 @@ import (
 //     conv2d_backward_weight runs oneDNN's convolution primitive instead of
 //     im2col + GEMM (conv_dnnl.go); never together with choiceDNNL (which
 //     only picks the im2col path's GEMM). Judged by the same verdict.
+//   - choicePack: an mm with a transposed operand copies it row-major and
+//     runs the NN GEMM (OpenBLAS's, or oneDNN's with choiceDNNL) on the copy
+//     (gemm_pack.go); never with choiceGenGEMM. Judged by the same verdict.
 const (
 	choiceOneThread = 1
 	choiceGenGEMM   = 2
 	choiceStream    = 4
 	choiceDNNL      = 8
 	choiceDNNLConv  = 16
+	choicePack      = 32
 )
 
 // oneThreadMaxPoints bounds the nests offered a one-thread candidate: a
@@ -72,7 +76,8 @@ const choicesPrelude = `
    kernel's parallel loops run on the calling thread; bit 1: its GEMMs run
    the generated tiled GEMM instead of OpenBLAS; bit 2: streaming row
    stores; bit 3: oneDNN's sgemm instead of OpenBLAS; bit 4: oneDNN's
-   convolution primitive instead of im2col + GEMM. Weak, not static: when the
+   convolution primitive instead of im2col + GEMM; bit 5: transposed GEMM
+   operands copied row-major first. Weak, not static: when the
    program is built from per-kernel objects (compiler/objcache.go) every unit
    carries this prelude, and the linker must keep one pointer that the
    entry's gcdbg_set_choices sets and every kernel reads. */
@@ -81,7 +86,7 @@ __attribute__((weak)) void gcdbg_set_choices(int32_t *p) { gcdbg_choices = p; }
 `
 
 // choiceSet is what a kernel can choose between.
-type choiceSet struct{ threads, gemm, stream, dnnl, dnnlConv bool }
+type choiceSet struct{ threads, gemm, stream, dnnl, dnnlConv, pack bool }
 
 func (r *renderer) choiceOf(idx int) *choiceSet {
 	if r.alts == nil {
@@ -164,10 +169,11 @@ func (g *kernelGen) alternatives() []compiler.Alternative {
 		return nil
 	}
 	var out []compiler.Alternative
-	for v := int32(0); v < 32; v++ {
+	for v := int32(0); v < 64; v++ {
 		if (v&choiceOneThread != 0 && !c.threads) || (v&choiceGenGEMM != 0 && !c.gemm) || (v&choiceStream != 0 && !c.stream) ||
 			(v&choiceDNNL != 0 && (!c.dnnl || v&choiceGenGEMM != 0)) ||
-			(v&choiceDNNLConv != 0 && (!c.dnnlConv || v&(choiceDNNL|choiceGenGEMM) != 0)) {
+			(v&choiceDNNLConv != 0 && (!c.dnnlConv || v&(choiceDNNL|choiceGenGEMM) != 0)) ||
+			(v&choicePack != 0 && (!c.pack || v&(choiceGenGEMM|choiceDNNLConv) != 0)) {
 			continue
 		}
 		out = append(out, compiler.Alternative{Choice: v, Label: choiceLabel(v, c)})
@@ -197,6 +203,9 @@ func choiceLabel(v int32, c *choiceSet) string {
 		}
 		if v&choiceDNNLConv != 0 {
 			gemm = "oneDNN convolution"
+		}
+		if v&choicePack != 0 {
+			gemm += " on row-major copies"
 		}
 		if !c.threads {
 			return gemm

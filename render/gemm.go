@@ -271,16 +271,16 @@ func (g *kernelGen) extern(n *loopir.Node) {
 			// the operands swapped and read through transposed strides.
 			g.line("/* %s written transposed into %s (C^T = B^T A^T) */", n.Name, fold.buf)
 			g.gemmThreads(g.ctype(ob.DType), func() {
-				g.line("%s(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d);", g.gemmFn(g.ctype(ob.DType)),
+				g.gemmCall(g.ctype(ob.DType), packableMM(b.Strides[0], a.Strides[0]), fmt.Sprintf("%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d",
 					N, M, K, g.ptr(b), g.e(b.Strides[1]), g.e(b.Strides[0]),
-					g.ptr(a), g.e(a.Strides[1]), g.e(a.Strides[0]), out.c, fold.colStride)
+					g.ptr(a), g.e(a.Strides[1]), g.e(a.Strides[0]), out.c, fold.colStride))
 			})
 			return
 		}
 		g.gemmThreads(g.ctype(ob.DType), func() {
-			g.line("%s(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s);", g.gemmFn(g.ctype(ob.DType)),
+			g.gemmCall(g.ctype(ob.DType), packableMM(a.Strides[1], b.Strides[1]), fmt.Sprintf("%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s",
 				M, N, K, g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]),
-				g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), out.c, N)
+				g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), out.c, N))
 		})
 	case "bmm":
 		a, b := g.operand(args[0], "bmm self"), g.operand(args[1], "bmm mat2")
