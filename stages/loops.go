@@ -105,7 +105,7 @@ func printPrograms(u *Unit, what string, f func(lp *LoopProgram) string) string 
 func printLoopIR(u *Unit) string {
 	return printPrograms(u, "loop IR", func(lp *LoopProgram) string {
 		if lp.Lowered != nil {
-			return loopir.Print(lp.Lowered)
+			return describeSums(lp) + loopir.Print(lp.Lowered)
 		}
 		return loopir.Print(lp.Loops)
 	})

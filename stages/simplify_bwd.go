@@ -585,3 +585,29 @@ func aliasOf(lp *LoopProgram, name string) []string {
 	}
 	return []string{name}
 }
+
+// describeSums lists, for the loop IR stage, the reductions the backward's
+// sum rewrite made or shared, each with the sums of lp's graph it stands
+// for; "" when it changed nothing.
+func describeSums(lp *LoopProgram) string {
+	if len(lp.Aliases) == 0 || lp.Lowered == nil || lp.Lowered.Graph == nil {
+		return ""
+	}
+	var lines []string
+	for _, n := range lp.Lowered.Graph.Nodes {
+		a, ok := lp.Aliases[n.Name]
+		if !ok || n.Target != "aten.sum" || len(n.Args) == 0 {
+			continue
+		}
+		in, _ := n.Args[0].(*ir.Node)
+		if in == nil {
+			continue
+		}
+		lines = append(lines, "#   "+n.Name+" = sum("+in.Name+"): for "+strings.Join(a, ", "))
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "# sums rewritten before lowering (stages/simplify_bwd.go): factors constant over the summed dims pulled out, one reduction per distinct summand\n" +
+		strings.Join(lines, "\n") + "\n"
+}

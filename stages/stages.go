@@ -125,7 +125,7 @@ var Table = []Stage{
 		Teach: teachForward, Run: partition, Print: printForward, Graph: func(u *Unit) *ir.Graph { return partGraph(u, true) }, Parent: "joint", Lang: "python", Open: true},
 	{Name: "backward", Explain: "The min-cut partition's backward graph: from the saved tensors and the tangents to the gradients.",
 		Teach: teachBackward, Print: printBackward, Graph: func(u *Unit) *ir.Graph { return partGraph(u, false) }, Parent: "joint", Lang: "python"},
-	{Name: "loopir", Explain: "Inductor's loop IR: every core op of each compiled graph (forward and backward, or the inference graph) becomes a pointwise or reduction loop body over buffers (views fold into index expressions), an extern call (mm, conv) or an eager fallback.",
+	{Name: "loopir", Explain: "Inductor's loop IR: every core op of each compiled graph (forward and backward, or the inference graph) becomes a pointwise or reduction loop body over buffers (views fold into index expressions), an extern call (mm, conv) or an eager fallback. The backward graph first merges duplicate pointwise nodes and pulls factors constant over a sum's dims out of it, one reduction per distinct summand (cse.go, simplify_bwd.go).",
 		Teach: teachLoopIR, Run: lowerLoops, Print: printLoopIR, Lang: "python", Loop: true},
 	{Name: "fusion", Explain: "The scheduler fuses loop nodes into kernels, best score first (category, bytes of memory traffic saved, proximity), and says why it refuses each pair it does not fuse.",
 		Teach: teachFusion, Run: scheduleFusion, Print: printFusion, Lang: "log", Loop: true, Open: true},
