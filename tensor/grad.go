@@ -54,12 +54,32 @@ func convGeom(op string, in, w []int, stride, padding, dilation [2]int, groups i
 	return OH, OW, nil
 }
 
-// convWalk calls f(xi, wi, gi) for every (input, weight, output) triple of
-// flat indices that a convolution multiplies together.
-func convWalk(in, w []int, OH, OW int, stride, padding, dilation [2]int, groups int, f func(xi, wi, gi int)) {
+// convWalk visits every (input, weight, output) triple of flat indices that a
+// convolution multiplies together, one row at a time: f(xi, xs, wi, gi, cnt)
+// stands for the triples (xi + j*xs, wi, gi + j), j = 0..cnt-1, in that
+// order (the output columns whose input column is inside the image), so the
+// callers' sums run as plain loops instead of a call per product, in the
+// same order as one call per triple.
+func convWalk(in, w []int, OH, OW int, stride, padding, dilation [2]int, groups int, f func(xi, xs, wi, gi, cnt int)) {
 	N, C, H, W := in[0], in[1], in[2], in[3]
 	Cout, Cg, KH, KW := w[0], w[1], w[2], w[3]
 	coutG := Cout / groups
+	sw := stride[1]
+	owLo, owHi := make([]int, KW), make([]int, KW)
+	for kw := 0; kw < KW; kw++ {
+		off := kw*dilation[1] - padding[1] // iw = ow*sw + off
+		lo := 0
+		if off < 0 {
+			lo = (-off + sw - 1) / sw
+		}
+		hi := OW // exclusive
+		if m := W - 1 - off; m < 0 {
+			hi = 0
+		} else if m/sw+1 < hi {
+			hi = m/sw + 1
+		}
+		owLo[kw], owHi[kw] = lo, hi
+	}
 	for n := 0; n < N; n++ {
 		for oc := 0; oc < Cout; oc++ {
 			g := oc / coutG
@@ -72,14 +92,13 @@ func convWalk(in, w []int, OH, OW int, stride, padding, dilation [2]int, groups 
 							continue
 						}
 						for kw := 0; kw < KW; kw++ {
-							wi := ((oc*Cg+icg)*KH+kh)*KW + kw
-							for ow := 0; ow < OW; ow++ {
-								iw := ow*stride[1] - padding[1] + kw*dilation[1]
-								if iw < 0 || iw >= W {
-									continue
-								}
-								f(((n*C+ic)*H+ih)*W+iw, wi, ((n*Cout+oc)*OH+oh)*OW+ow)
+							lo, hi := owLo[kw], owHi[kw]
+							if lo >= hi {
+								continue
 							}
+							wi := ((oc*Cg+icg)*KH+kh)*KW + kw
+							iw := lo*sw - padding[1] + kw*dilation[1]
+							f(((n*C+ic)*H+ih)*W+iw, sw, wi, ((n*Cout+oc)*OH+oh)*OW+lo, hi-lo)
 						}
 					}
 				}
@@ -114,8 +133,11 @@ func Conv2dBackwardInput(gradOut, w *Tensor, inShape []int, stride, padding, dil
 	}
 	gd, wd := nnData(gradOut), nnData(w)
 	gx := make([]float64, Numel(in))
-	convWalk(in, w.Shape, OH, OW, stride, padding, dilation, groups, func(xi, wi, gi int) {
-		gx[xi] += gd[gi] * wd[wi]
+	convWalk(in, w.Shape, OH, OW, stride, padding, dilation, groups, func(xi, xs, wi, gi, cnt int) {
+		wv := wd[wi]
+		for j, gv := range gd[gi : gi+cnt] {
+			gx[xi+j*xs] += gv * wv
+		}
 	})
 	return nnFromData(Promote(gradOut.DType, w.DType), inShape, gx), nil
 }
@@ -146,8 +168,12 @@ func Conv2dBackwardWeight(gradOut, x *Tensor, wShape []int, stride, padding, dil
 	}
 	gd, xd := nnData(gradOut), nnData(x)
 	gw := make([]float64, Numel(wShape))
-	convWalk(in, wShape, OH, OW, stride, padding, dilation, groups, func(xi, wi, gi int) {
-		gw[wi] += gd[gi] * xd[xi]
+	convWalk(in, wShape, OH, OW, stride, padding, dilation, groups, func(xi, xs, wi, gi, cnt int) {
+		acc := gw[wi]
+		for j, gv := range gd[gi : gi+cnt] {
+			acc += gv * xd[xi+j*xs]
+		}
+		gw[wi] = acc
 	})
 	return nnFromData(Promote(gradOut.DType, x.DType), wShape, gw), nil
 }

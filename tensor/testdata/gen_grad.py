@@ -78,6 +78,13 @@ for dim, xs, ixs, ss in [(1, (3, 5), (2, 4), (3, 5)), (0, (4, 3), (6, 2), (6, 3)
     cases.append({"name": "scatter_add_dim%d" % dim, "op": "scatter_add", "inputs": [enc(x), enc(idx), enc(src)],
                   "params": {"dim": dim}, "output": enc(torch.scatter_add(x, dim, idx, src))})
 
+# Output columns whose input column falls in the padding for some kernel columns only (the row
+# ranges convWalk computes): a wide stride with padding beyond the dilated kernel, a WaveNet-style
+# dilated 1-D conv (H = 1) with left padding larger than the input's start, an empty column range.
+conv("conv_stride3_widepad", (2, 3, 5, 11), (4, 3, 2, 3), stride=[1, 3], padding=[1, 5], dilation=[2, 2])
+conv("conv1d_dilated", (2, 4, 1, 19), (6, 4, 1, 2), padding=[0, 8], dilation=[1, 8])
+conv("conv_pad_exceeds", (1, 2, 3, 3), (2, 1, 2, 3), stride=[2, 4], padding=[2, 6], dilation=[1, 4], groups=2)
+
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "grad_cases.json")
 with open(out, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f)
