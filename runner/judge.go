@@ -39,7 +39,10 @@ func newReferences(u *stages.Unit) (*references, error) {
 		}
 	}
 	if r.f64, r.f64Err = u.RunReference(interp.Options{Precision: interp.Float64}); r.f64Err == nil {
-		r.noise, _ = u.RunReference(interp.Options{Precision: interp.Float64Noise, Seed: interp.NoiseSeed})
+		r.f64.Env = nil // only the native run's node values are read (ties); the rest is memory
+		if r.noise, _ = u.RunReference(interp.Options{Precision: interp.Float64Noise, Seed: interp.NoiseSeed}); r.noise != nil {
+			r.noise.Env = nil
+		}
 	}
 	return r, nil
 }
