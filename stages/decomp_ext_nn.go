@@ -55,7 +55,7 @@ var extNNDecompositions = []decomposition{
 				return b.conv1d(x, a[1], a[2], b.ints(a[3])[0], b.ints(a[4])[0], b.ints(a[7])[0], a[6], true, b.ints(a[5])[0])
 			})
 		}},
-	{"aten.conv_transpose2d", "conv_transpose2d(x, w) = conv2d(pad(dilate(x, stride), d*(k-1)-p, + output_padding), flip(w) regrouped to [out, in/g, kh, kw], dilation d, groups g); dilate inserts stride-1 zeros by index_select + where",
+	{"aten.conv_transpose2d", "conv_transpose2d(x, w) = conv2d_backward_input(x, w, [N, Cout, Hout, Wout], stride, padding, dilation, groups) + bias: the input gradient of the convolution whose weight w is (Cout -> Cin), Hout = (H-1)*s - 2p + d*(k-1) + output_padding + 1; with output_padding >= stride (< dilation) conv2d(pad(dilate(x, stride), d*(k-1)-p, + output_padding), flip(w) regrouped to [out, in/g, kh, kw], dilation d, groups g)",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			two := func(v ir.Arg) []int {
 				s := b.ints(v)
@@ -285,6 +285,9 @@ func (b *builder) convTranspose(x, w, bias ir.Arg, stride, pad, outPad []int, gr
 			return nil
 		}
 	}
+	if nd == 2 && outPad[0] < stride[0] && outPad[1] < stride[1] {
+		return b.convTransposeAsInputGrad(x, w, bias, stride, pad, outPad, groups, dil)
+	}
 	// Insert stride-1 zeros between the input's elements along each dim.
 	for i := 0; i < nd; i++ {
 		d, s, n := 2+i, stride[i], xs[2+i]
@@ -320,6 +323,34 @@ func (b *builder) convTranspose(x, w, bias ir.Arg, stride, pad, outPad []int, gr
 		return b.conv3d(x, wr, bias, []int{1, 1, 1}, []int{0, 0, 0}, dil, groups)
 	}
 	return b.o("conv2d", x, wr, bias, sizesArg([]int{1, 1}), sizesArg([]int{0, 0}), sizesArg(dil), int64(groups))
+}
+
+// convTransposeAsInputGrad is the 2-D transposed convolution as what it
+// is, the gradient of a convolution with respect to its input:
+// conv2d_backward_input(x, w, [N, Cout, Hout, Wout], stride, padding,
+// dilation, groups), w [Cin, Cout/g, kh, kw] being that convolution's
+// weight (Cout -> Cin), Hout = (H-1)*s - 2p + d*(k-1) + output_padding + 1,
+// then the bias. Only where output_padding < stride (PyTorch also allows
+// output_padding < dilation): that convolution of Hout rows then has H
+// outputs, as conv2d_backward_input requires; the rest keep the general form. The zero-inserted, padded input and flipped weight of the
+// general form (above) would multiply stride² times as many terms, most of
+// them zeros (unet_gn's ConvTranspose2d(128, 64, 2, stride 2): 4x).
+func (b *builder) convTransposeAsInputGrad(x, w, bias ir.Arg, stride, pad, outPad []int, groups int, dil []int) ir.Arg {
+	xs, ws := b.shape(x), b.shape(w)
+	out := []int{xs[0], ws[1] * groups}
+	for i := 0; i < 2; i++ {
+		o := (xs[2+i]-1)*stride[i] - 2*pad[i] + dil[i]*(ws[2+i]-1) + outPad[i] + 1
+		if o <= 0 {
+			b.failf("conv_transpose2d: output size %d along dim %d is not positive (input %v, weight %v, stride %v, padding %v, dilation %v)", o, 2+i, xs, ws, stride, pad, dil)
+			return nil
+		}
+		out = append(out, o)
+	}
+	y := b.o("conv2d_backward_input", x, w, sizesArg(out), sizesArg(stride), sizesArg(pad), sizesArg(dil), int64(groups))
+	if bias != nil {
+		y = b.o("add", y, b.reshape(bias, []int{out[1], 1, 1}))
+	}
+	return y
 }
 
 func (b *builder) conv3d(x, w, bias ir.Arg, stride, pad, dil []int, groups int) ir.Arg {
