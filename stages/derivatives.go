@@ -918,7 +918,9 @@ func embeddingGrad(c *dctx) {
 
 // indexGrad handles x[..., idx, ...] with one integer index tensor (the
 // other dims None): the gradient is index_select's, repeated indices
-// accumulating through scatter_add. Other advanced-indexing forms are an error.
+// accumulating through scatter_add, a negative index wrapped as PyTorch
+// does. Several adjacent index tensors are multiIndexGrad's; other
+// advanced-indexing forms are an error.
 func indexGrad(c *dctx) {
 	if !c.needs(0) {
 		return
@@ -931,16 +933,21 @@ func indexGrad(c *dctx) {
 		parts = v
 	}
 	k := -1
+	var ks []int
 	for i, p := range parts {
 		if p == nil {
 			continue
 		}
 		x, ok := p.(*ir.Node)
-		if !ok || k >= 0 || x.Meta.Tensor == nil || !x.Meta.Tensor.DType.IsInt() {
-			c.fail("only one integer index tensor has a derivative here (got %s)", ir.FormatArg(c.a[1], func(n *ir.Node) string { return n.Name }))
+		if !ok || x.Meta.Tensor == nil || !x.Meta.Tensor.DType.IsInt() {
+			c.fail("only integer index tensors have a derivative here (got %s)", ir.FormatArg(c.a[1], func(n *ir.Node) string { return n.Name }))
 			return
 		}
-		k = i
+		k, ks = i, append(ks, i)
+	}
+	if len(ks) > 1 {
+		multiIndexGrad(c, parts, ks) // derivatives_index.go: Z[:, li, lj]
+		return
 	}
 	if k < 0 {
 		c.acc(0, c.g)
@@ -956,6 +963,7 @@ func indexGrad(c *dctx) {
 	for _, s := range idx.Meta.Tensor.Shape.Sizes() {
 		n *= s
 	}
+	idx = c.op("remainder", idx, int64(xs[k])) // PyTorch wraps a negative index
 	flat := append(append(append([]int{}, xs[:k]...), n), xs[k+1:]...)
 	g := c.viewAs(c.g, flat)
 	line := make([]int, len(xs))
