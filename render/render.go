@@ -124,8 +124,9 @@ func newRenderer(p *loopir.Program, kernels []*loopir.Kernel, plan *sched.Memory
 		}
 	}
 	r.foldTransposedGEMMs()
-	r.foldCopyEpilogues() // gemm_batch.go
-	r.elideZeroFulls()    // scatter_zero.go
+	r.foldCopyEpilogues()      // gemm_batch.go
+	r.foldGEMMsIntoEpilogues() // gemm_inplace.go
+	r.elideZeroFulls()         // scatter_zero.go
 	r.aliasInputOutputs()
 	return r, nil
 }

@@ -1,0 +1,231 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"gcdbg/loopir"
+)
+
+// A GEMM whose epilogue writes a graph output of the product's size: the
+// product is lowered into an intermediate buffer X and the epilogue reads
+// X and writes the output Y (ffn_train's forward: a = x @ W1^T + b1, saved
+// for the backward, then gelu(a); gpt2's c_proj: x + dropout(h @ W^T + b)).
+// X is 4 MB there that the GEMM writes, the epilogue reads back and then
+// never again, beside Y's 4 MB. When the epilogue node is X's only reader
+// and reads X only at the point where it writes Y, the GEMM writes Y
+// itself and the epilogue updates Y in place (it reads Y[p] before it
+// stores Y[p], and nothing else reads X): one buffer of the product's size
+// less to write and read per call. The epilogue computes the same values
+// from the same inputs. Only the C dialect does it, and only into outputs
+// (their own slots: never the storage of an operand the GEMM reads, which
+// the memory plan may give an intermediate).
+
+// foldGEMMsIntoEpilogues finds such (mm, epilogue) pairs among r.kernels
+// and records, per mm, that it writes the epilogue's output (r.folded, as
+// the transposed folds of gemm_fold.go), with the epilogue's loads of X
+// reading that output instead.
+func (r *renderer) foldGEMMsIntoEpilogues() {
+	if r.d.GlobalIdx != "" {
+		return
+	}
+	readers := map[string][]*loopir.Node{}
+	for _, k := range r.kernels {
+		for _, n := range k.Nodes {
+			for _, d := range n.Reads {
+				if !containsNode(readers[d.Buffer], n) {
+					readers[d.Buffer] = append(readers[d.Buffer], n)
+				}
+			}
+		}
+	}
+	_, outputs := r.readersAndOutputs()
+	for ki, k := range r.kernels {
+		if len(k.Nodes) < 2 {
+			continue
+		}
+		ext := k.Nodes[0]
+		if ext.Kind != loopir.Extern || ext.Op != "mm" || r.folded[ext] != nil {
+			continue
+		}
+		x := r.p.Buffers[ext.Name]
+		if x == nil || outputs[x.Name] || len(readers[x.Name]) != 1 {
+			continue
+		}
+		e := readers[x.Name][0]
+		ei := -1
+		for i, n := range k.Nodes {
+			if n == e {
+				ei = i
+			}
+		}
+		if ei < 1 || e.Kind != loopir.Pointwise || len(e.Writes) != 1 {
+			continue
+		}
+		y := r.p.Buffers[e.Writes[0].Buffer]
+		if y == nil || !outputs[y.Name] || y.Kind == loopir.Input || y.Kind == loopir.Constant || y.DType != x.DType ||
+			r.aliasOf[y.Name] != "" || r.writer[y.Name] != e {
+			continue
+		}
+		xn, ok1 := static(x.Sizes)
+		yn, ok2 := static(y.Sizes)
+		xs, ok3 := constList(x.Sizes)
+		if !ok1 || !ok2 || !ok3 || xn != yn || len(xs) != 2 {
+			continue
+		}
+		at := linearKey(e.Writes[0].Index)
+		if at == "" || !loadsOnlyAt(e, x.Name, at) {
+			continue
+		}
+		ne := *e
+		ne.Body = append([]loopir.Stmt(nil), e.Body...)
+		for i := range ne.Body {
+			if ne.Body[i].Op == "load" && ne.Body[i].Buffer == x.Name {
+				ne.Body[i].Buffer = y.Name
+			}
+		}
+		ne.Reads = append([]loopir.Dep(nil), e.Reads...)
+		for i := range ne.Reads {
+			if ne.Reads[i].Buffer == x.Name {
+				ne.Reads[i].Buffer = y.Name
+			}
+		}
+		nk := *k
+		nk.Nodes = append([]*loopir.Node(nil), k.Nodes...)
+		nk.Nodes[ei] = &ne
+		r.kernels[ki] = &nk
+		delete(r.kindOf, e)
+		r.kindOf[&ne] = ki
+		r.writer[y.Name] = &ne
+		r.folded[ext] = &gemmStore{buf: y.Name, rowStride: xs[1], colStride: 1}
+		r.elide(x.Name, fmt.Sprintf("the GEMM writes %s, which its epilogue updates in place (gemm_inplace.go)", y.Name))
+	}
+}
+
+func containsNode(ns []*loopir.Node, n *loopir.Node) bool {
+	for _, m := range ns {
+		if m == n {
+			return true
+		}
+	}
+	return false
+}
+
+// loadsOnlyAt reports whether every load of buf in n (its body and its
+// reads) is at the index whose linearKey is at.
+func loadsOnlyAt(n *loopir.Node, buf, at string) bool {
+	for _, s := range n.Body {
+		if s.Op == "load" && s.Buffer == buf && linearKey(s.Index) != at {
+			return false
+		}
+	}
+	for _, d := range n.Reads {
+		if d.Buffer == buf && linearKey(d.Index) != at {
+			return false
+		}
+	}
+	return true
+}
+
+// linearKey is a canonical form of an integer index: the index as a sum of
+// coefficients times atoms, with a % b (b a positive constant) expanded to
+// a - b * (a // b), so that two indices with the same value at every point
+// through a reshape's div/mod pairs (x1 + 256*x0 against x1 + 256*(x0 % 128)
+// + 32768*(x0 / 128)) get the same key. "" when it cannot say (an indirect
+// index, a whole-buffer access). Equal keys imply equal values; different
+// keys say nothing.
+func linearKey(e loopir.Expr) string {
+	if e == nil || e == loopir.StarIndex {
+		return ""
+	}
+	c, ok := linearTerms(e)
+	if !ok {
+		return ""
+	}
+	return termsKey(c)
+}
+
+func termsKey(c map[string]int64) string {
+	var keys []string
+	for k, v := range c {
+		if v != 0 {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%+d*[%s]", c[k], k)
+	}
+	if b.Len() == 0 {
+		return "0"
+	}
+	return b.String()
+}
+
+// linearTerms reads e as coefficient per atom ("" the constant).
+func linearTerms(e loopir.Expr) (map[string]int64, bool) {
+	out := map[string]int64{}
+	add := func(m map[string]int64, k int64) {
+		for a, v := range m {
+			out[a] += k * v
+		}
+	}
+	switch x := e.(type) {
+	case loopir.Const:
+		out[""] = x.V
+	case loopir.Var:
+		out["v:"+x.Name] = 1
+	case loopir.Sym:
+		out["s:"+x.Name] = 1
+	case *loopir.Sum:
+		out[""] = x.C
+		for _, t := range x.Terms {
+			if len(t.Factors) == 1 {
+				m, ok := linearTerms(t.Factors[0])
+				if !ok {
+					return nil, false
+				}
+				add(m, t.K)
+				continue
+			}
+			var parts []string
+			for _, f := range t.Factors {
+				k := linearKey(f)
+				if k == "" {
+					return nil, false
+				}
+				parts = append(parts, k)
+			}
+			sort.Strings(parts)
+			out["p:"+strings.Join(parts, "*")] += t.K
+		}
+	case *loopir.FloorDivE:
+		k, ok := floorAtom(x.A, x.B)
+		if !ok {
+			return nil, false
+		}
+		out[k] = 1
+	case *loopir.ModE:
+		b, isC := x.B.(loopir.Const)
+		m, ok := linearTerms(x.A)
+		k, ok2 := floorAtom(x.A, x.B)
+		if !isC || b.V <= 0 || !ok || !ok2 {
+			return nil, false
+		}
+		add(m, 1)
+		out[k] -= b.V
+	default:
+		return nil, false
+	}
+	return out, true
+}
+
+func floorAtom(a, b loopir.Expr) (string, bool) {
+	ka, kb := linearKey(a), linearKey(b)
+	if ka == "" || kb == "" {
+		return "", false
+	}
+	return "f:(" + ka + ")//(" + kb + ")", true
+}

@@ -1,0 +1,63 @@
+package runner
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gcdbg/render"
+	"gcdbg/stages"
+	"gcdbg/trace"
+)
+
+// A GEMM whose epilogue writes a graph output of the product's size (a
+// Linear's pre-activation saved for the backward) writes that output
+// itself, and the epilogue updates it in place (render/gemm_inplace.go):
+// the seed MLP's and the transformer block's forward do it, and their
+// outputs and gradients still match PyTorch and the eager interpreter.
+func TestGEMMWritesEpilogueOutputInPlace(t *testing.T) {
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler (cc) on PATH")
+	}
+	t.Setenv("GCDBG_AUTOTUNE", "0")
+	for _, name := range []string{"mlp", "transformer_block"} {
+		t.Run(name, func(t *testing.T) {
+			tr, err := trace.Load(filepath.Join("..", "fixtures", name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			units, err := stages.Run(tr, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			folded := 0
+			for _, lp := range units[0].Programs {
+				plan := render.PlanMemory(lp.Loops, lp.Schedule.Kernels, render.C)
+				folded += strings.Count(plan.Table(), "which its epilogue updates in place")
+			}
+			if folded == 0 {
+				t.Fatalf("no GEMM writes its epilogue's output in place")
+			}
+			res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Backend != "compiled" || !res.OK {
+				t.Fatalf("backend %q: does not match:\n%s", res.Backend, res.Summary())
+			}
+			for _, g := range res.Graphs {
+				for _, o := range g.Outputs {
+					if o.VsExpected == nil || !o.VsExpected.Match || o.VsEager == nil || !o.VsEager.Match {
+						t.Errorf("output %d: vs PyTorch %+v, vs eager %+v", o.Index, o.VsExpected, o.VsEager)
+					}
+				}
+				for _, gd := range g.Grads {
+					if gd.VsExpected == nil || !gd.VsExpected.Match || gd.VsEager == nil || !gd.VsEager.Match {
+						t.Errorf("grad %s: vs PyTorch %+v, vs eager %+v", gd.Name, gd.VsExpected, gd.VsEager)
+					}
+				}
+			}
+		})
+	}
+}
