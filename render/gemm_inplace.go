@@ -17,15 +17,16 @@ import (
 // and reads X only at the point where it writes Y, the GEMM writes Y
 // itself and the epilogue updates Y in place (it reads Y[p] before it
 // stores Y[p], and nothing else reads X): one buffer of the product's size
-// less to write and read per call. The epilogue computes the same values
-// from the same inputs. Only the C dialect does it, and only into outputs
-// (their own slots: never the storage of an operand the GEMM reads, which
-// the memory plan may give an intermediate).
+// less to write and read per call (t5_ffn: 32 MB). The epilogue computes
+// the same values from the same inputs. Only the C dialect does it.
 
 // foldGEMMsIntoEpilogues finds such (mm, epilogue) pairs among r.kernels
 // and records, per mm, that it writes the epilogue's output (r.folded, as
 // the transposed folds of gemm_fold.go), with the epilogue's loads of X
-// reading that output instead.
+// reading that output instead. The epilogue may be a chain (t5_ffn's
+// tanh-GELU reads the product in five nodes, the last writes the GELU):
+// every node reading X runs over the same points as the one that writes Y,
+// at or before it in the kernel, and reads X only where Y is written.
 func (r *renderer) foldGEMMsIntoEpilogues() {
 	if r.d.GlobalIdx != "" {
 		return
@@ -50,57 +51,144 @@ func (r *renderer) foldGEMMsIntoEpilogues() {
 			continue
 		}
 		x := r.p.Buffers[ext.Name]
-		if x == nil || outputs[x.Name] || len(readers[x.Name]) != 1 {
+		xs, ok := constList(x.Sizes)
+		if x == nil || !ok || len(xs) != 2 || outputs[x.Name] || len(readers[x.Name]) == 0 {
 			continue
 		}
-		e := readers[x.Name][0]
-		ei := -1
+		pos := map[*loopir.Node]int{}
 		for i, n := range k.Nodes {
-			if n == e {
+			pos[n] = i
+		}
+		last := 0
+		for _, n := range readers[x.Name] {
+			i, in := pos[n]
+			if !in || n.Kind != loopir.Pointwise {
+				last = -1
+				break
+			}
+			last = max(last, i)
+		}
+		if last < 1 {
+			continue
+		}
+		ei := -1
+		for i := last; i < len(k.Nodes) && ei < 0; i++ {
+			if r.epilogueTarget(k, k.Nodes[i], x, xs, readers[x.Name], readersOf(readers, k.Nodes[i]), outputs) {
 				ei = i
 			}
 		}
-		if ei < 1 || e.Kind != loopir.Pointwise || len(e.Writes) != 1 {
+		if ei < 0 {
 			continue
 		}
-		y := r.p.Buffers[e.Writes[0].Buffer]
-		if y == nil || !outputs[y.Name] || y.Kind == loopir.Input || y.Kind == loopir.Constant || y.DType != x.DType ||
-			r.aliasOf[y.Name] != "" || r.writer[y.Name] != e {
-			continue
-		}
-		xn, ok1 := static(x.Sizes)
-		yn, ok2 := static(y.Sizes)
-		xs, ok3 := constList(x.Sizes)
-		if !ok1 || !ok2 || !ok3 || xn != yn || len(xs) != 2 {
-			continue
-		}
-		at := linearKey(e.Writes[0].Index)
-		if at == "" || !loadsOnlyAt(e, x.Name, at) {
-			continue
-		}
-		ne := *e
-		ne.Body = append([]loopir.Stmt(nil), e.Body...)
-		for i := range ne.Body {
-			if ne.Body[i].Op == "load" && ne.Body[i].Buffer == x.Name {
-				ne.Body[i].Buffer = y.Name
-			}
-		}
-		ne.Reads = append([]loopir.Dep(nil), e.Reads...)
-		for i := range ne.Reads {
-			if ne.Reads[i].Buffer == x.Name {
-				ne.Reads[i].Buffer = y.Name
-			}
-		}
+		y := k.Nodes[ei].Writes[0].Buffer
 		nk := *k
 		nk.Nodes = append([]*loopir.Node(nil), k.Nodes...)
-		nk.Nodes[ei] = &ne
+		for i, n := range k.Nodes {
+			if !containsNode(readers[x.Name], n) {
+				continue
+			}
+			nn := *n
+			nn.Body = append([]loopir.Stmt(nil), n.Body...)
+			for j := range nn.Body {
+				if nn.Body[j].Op == "load" && nn.Body[j].Buffer == x.Name {
+					nn.Body[j].Buffer = y
+				}
+			}
+			nn.Reads = append([]loopir.Dep(nil), n.Reads...)
+			for j := range nn.Reads {
+				if nn.Reads[j].Buffer == x.Name {
+					nn.Reads[j].Buffer = y
+				}
+			}
+			nk.Nodes[i] = &nn
+			delete(r.kindOf, n)
+			r.kindOf[&nn] = ki
+			for _, w := range nn.Writes {
+				r.writer[w.Buffer] = &nn
+			}
+		}
 		r.kernels[ki] = &nk
-		delete(r.kindOf, e)
-		r.kindOf[&ne] = ki
-		r.writer[y.Name] = &ne
-		r.folded[ext] = &gemmStore{buf: y.Name, rowStride: xs[1], colStride: 1}
-		r.elide(x.Name, fmt.Sprintf("the GEMM writes %s, which its epilogue updates in place (gemm_inplace.go)", y.Name))
+		r.folded[ext] = &gemmStore{buf: y, rowStride: xs[1], colStride: 1}
+		r.elide(x.Name, fmt.Sprintf("the GEMM writes %s, which its epilogue updates in place (gemm_inplace.go)", y))
 	}
+}
+
+// epilogueTarget reports whether e, a member of k, can take the product x
+// (of sizes xs) in its output: e writes one buffer y of x's dtype and
+// element count, over the same points as every reader of x (all at or
+// before e), each of which loads x only at the index where e stores y.
+// y is a graph output (its own slot), or an intermediate whose storage
+// the memory plan cannot give to another input of e (an intermediate of
+// y's dtype and sizes from an earlier kernel that dies here, which the
+// GEMM's store would overwrite before e reads it).
+func (r *renderer) epilogueTarget(k *loopir.Kernel, e *loopir.Node, x *loopir.Buffer, xs []int64, xReaders, yReaders []*loopir.Node, outputs map[string]bool) bool {
+	if e.Kind != loopir.Pointwise || len(e.Writes) != 1 {
+		return false
+	}
+	y := r.p.Buffers[e.Writes[0].Buffer]
+	if y == nil || y.Kind == loopir.Input || y.Kind == loopir.Constant || y.DType != x.DType || r.aliasOf[y.Name] != "" ||
+		r.writer[y.Name] != e || r.why[y.Name] != "" {
+		return false
+	}
+	yn, ok := static(y.Sizes)
+	if !ok || yn != xs[0]*xs[1] {
+		return false
+	}
+	at := linearKey(e.Writes[0].Index)
+	if at == "" {
+		return false
+	}
+	ranges := exprsKey(e.Ranges)
+	for _, n := range xReaders {
+		if exprsKey(n.Ranges) != ranges || !loadsOnlyAt(n, x.Name, at) {
+			return false
+		}
+	}
+	if outputs[y.Name] {
+		return true
+	}
+	inKernel := map[string]bool{}
+	for _, n := range k.Nodes {
+		for _, w := range n.Writes {
+			inKernel[w.Buffer] = true
+		}
+	}
+	// An intermediate read only inside this kernel is never in memory (a
+	// register of the fused loop): y must be read by a later kernel.
+	readLater := false
+	for _, n := range yReaders {
+		readLater = readLater || r.kernelOf(n) != k
+	}
+	if !readLater {
+		return false
+	}
+	for _, d := range e.Reads {
+		b := r.p.Buffers[d.Buffer]
+		if b == nil || b.Name == x.Name || b.Kind != loopir.Intermediate || inKernel[b.Name] {
+			continue
+		}
+		if b.DType == y.DType && exprsKey(b.Sizes) == exprsKey(y.Sizes) {
+			return false
+		}
+	}
+	return true
+}
+
+func exprsKey(es []loopir.Expr) string {
+	var b strings.Builder
+	for _, e := range es {
+		b.WriteString(e.String())
+		b.WriteString(",")
+	}
+	return b.String()
+}
+
+// readersOf lists the readers of the one buffer n writes (nil otherwise).
+func readersOf(readers map[string][]*loopir.Node, n *loopir.Node) []*loopir.Node {
+	if len(n.Writes) != 1 {
+		return nil
+	}
+	return readers[n.Writes[0].Buffer]
 }
 
 func containsNode(ns []*loopir.Node, n *loopir.Node) bool {
