@@ -330,12 +330,16 @@ func (g *kernelGen) convGEMM(x, w, bias *loopir.View, out *storage, ob *loopir.B
 	g.line("const %s *X = %s; const %s *Wt = %s;", t, g.ptr(x), t, wp)
 	g.line("const int64_t ch = gcdbg_conv_chunk(CGK, OH, OW, sizeof(%s)); /* output rows per im2col + GEMM (conv_plane.go) */", t)
 	g.line("%s *cols = (%s *)gcdbg_scratch(0, (size_t)(CGK * ch * OW > 0 ? nt * CGK * ch * OW : 1) * sizeof(%s));", t, t, t)
+	g.line("const int d11 = %s; /* 1x1, stride 1, no padding, rows contiguous: the GEMM reads X, no im2col */",
+		conv1x1(w.Sizes, stride, pad, g.e(xst[1]), g.e(xst[2]), "W"))
 	g.line("#pragma omp parallel for collapse(2) if(par)")
 	g.line("for (int64_t n = 0; n < N; n++)")
 	g.line("  for (int64_t gi = 0; gi < %d; gi++) {", groups)
 	g.line("    %s *col = cols + omp_get_thread_num() * CGK * ch * OW;", t)
 	g.line("    %s *Y = %s + (n * OC + gi * OCG) * OHW;", t, out.c)
-	g.line("    for (int64_t oh0 = 0; oh0 < OH; oh0 += ch) {")
+	g.line("    if (d11) %s(OCG, OHW, CGK, Wt + gi * OCG * %s, %s, %s, X + n * %s + gi * CG * %s, %s, 1, Y, OHW);",
+		g.convGemmFn(t), wst[0], wst[0], wst[3], sxn, g.e(xst[0]), g.e(xst[0]))
+	g.line("    else for (int64_t oh0 = 0; oh0 < OH; oh0 += ch) {")
 	g.line("      const int64_t oh1 = oh0 + ch < OH ? oh0 + ch : OH, NC = (oh1 - oh0) * OW;")
 	g.line("      gcdbg_im2col_%s(X + n * %s + gi * CG * %s, %s, %s, %s, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, oh0, oh1, col);",
 		tn, sxn, g.e(xst[0]), g.e(xst[0]), g.e(xst[1]), g.e(xst[2]),
@@ -382,6 +386,7 @@ func (g *kernelGen) convBackwardInput(n *loopir.Node, args []ir.Arg, out *storag
 	wp, wst := g.packed(w, t, 2)
 	geo.par(g)
 	g.convBwdInputScratch(t, stride, dil) // conv_bwd_input.go: a column matrix over 1 MB in chunks of output rows
+	g.line("const int d11 = %s; /* 1x1, stride 1, no padding: the GEMM writes dX, no col2im */", conv1x1(w.Sizes, stride, pad, "W", "1", "W"))
 	g.line("#pragma omp parallel for collapse(2) if(par)")
 	g.line("for (int64_t n = 0; n < N; n++)")
 	g.line("  for (int64_t gi = 0; gi < %d; gi++) {", groups)
@@ -425,20 +430,24 @@ func (g *kernelGen) convBackwardWeight(n *loopir.Node, args []ir.Arg, out *stora
 	g.line("const int64_t per = OC * CGK + OCG * CGK;")
 	g.line("%s *parts = (%s *)gcdbg_scratch(3, (size_t)(per > 0 ? nt * per : 1) * sizeof(%s));", t, t, t)
 	g.line("memset(parts, 0, (size_t)(nt * per) * sizeof(%s));", t)
+	g.line("const int d11 = %s; /* 1x1, stride 1, no padding, rows contiguous: X is the column matrix, no im2col */",
+		conv1x1(ob.Sizes, stride, pad, g.e(x.Strides[2]), g.e(x.Strides[3]), "W"))
 	g.line("#pragma omp parallel for collapse(2) if(par)")
 	g.line("for (int64_t gi = 0; gi < %d; gi++)", groups)
 	g.line("  for (int64_t n = 0; n < N; n++) {")
 	g.line("    const int64_t tid = omp_get_thread_num();")
 	g.line("    %s *col = cols + tid * CGK * ch * OW, *acc = parts + tid * per + gi * OCG * CGK, *part = parts + tid * per + OC * CGK;", t)
-	g.line("    for (int64_t oh0 = 0; oh0 < OH; oh0 += ch) {")
-	g.line("      const int64_t oh1 = oh0 + ch < OH ? oh0 + ch : OH, NC = (oh1 - oh0) * OW;")
-	g.line("      gcdbg_im2col_%s(%s + n * %s + gi * CG * %s, %s, %s, %s, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, oh0, oh1, col);",
+	g.line("    for (int64_t oh0 = 0; oh0 < OH; oh0 += d11 ? OH : ch) {")
+	g.line("      const int64_t oh1 = d11 ? OH : oh0 + ch < OH ? oh0 + ch : OH, NC = (oh1 - oh0) * OW;")
+	g.line("      const %s *B = col; int64_t sbk = NC; /* the column matrix [CGK, NC]: its rows NC apart */", t)
+	g.line("      if (d11) { B = %s + n * %s + gi * CG * %s; sbk = %s; }", g.ptr(x), g.e(x.Strides[0]), g.e(x.Strides[1]), g.e(x.Strides[1]))
+	g.line("      else gcdbg_im2col_%s(%s + n * %s + gi * CG * %s, %s, %s, %s, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, oh0, oh1, col);",
 		tn, g.ptr(x), g.e(x.Strides[0]), g.e(x.Strides[1]), g.e(x.Strides[1]), g.e(x.Strides[2]), g.e(x.Strides[3]),
 		stride[0], stride[1], pad[0], pad[1], dil[0], dil[1])
 	g.line("      const %s *A = %s + n * %s + gi * OCG * %s + oh0 * OW * %s;", t, gyp, gys[0], gys[1], gys[3])
 	g.line("      /* accumulated by BLAS (beta 1, conv_acc.go), else a product added after */")
-	g.line("      if (!%s(OCG, CGK, NC, A, %s, %s, col, 1, NC, acc, CGK)) {", g.convAccFn(t), gys[1], gys[3])
-	g.line("        %s(OCG, CGK, NC, A, %s, %s, col, 1, NC, part, CGK);", g.convGemmFn(t), gys[1], gys[3])
+	g.line("      if (!%s(OCG, CGK, NC, A, %s, %s, B, 1, sbk, acc, CGK)) {", g.convAccFn(t), gys[1], gys[3])
+	g.line("        %s(OCG, CGK, NC, A, %s, %s, B, 1, sbk, part, CGK);", g.convGemmFn(t), gys[1], gys[3])
 	g.line("        %s simd", "#pragma omp")
 	g.line("        for (int64_t i = 0; i < OCG * CGK; i++) acc[i] += part[i];")
 	g.line("      }")
@@ -456,6 +465,26 @@ func (g *kernelGen) convBackwardWeight(n *loopir.Node, args []ir.Arg, out *stora
 	}
 	g.ind--
 	g.line("}")
+}
+
+// conv1x1 is the C condition under which a convolution's column matrix is
+// its input itself (forward, backward weight) or its input gradient
+// (backward input): a 1x1 window (w's sizes, a weight view or the weight
+// gradient's buffer), stride 1, no padding, and an input whose rows are
+// contiguous and W apart (rowStride, colStride: the input's H and W
+// strides, width its W), so that each channel's H*W elements are one run. Dilation
+// does not matter for a 1x1 window. "0" when the shape rules it out
+// statically.
+func conv1x1(ks []loopir.Expr, stride, pad [2]int64, rowStride, colStride, width string) string {
+	if len(ks) != 4 || stride != [2]int64{1, 1} || pad != [2]int64{0, 0} {
+		return "0"
+	}
+	for _, k := range ks[2:] {
+		if c, ok := k.(loopir.Const); !ok || c.V != 1 {
+			return "0"
+		}
+	}
+	return fmt.Sprintf("(%s) == 1 && (%s) == %s", colStride, rowStride, width)
 }
 
 // packed returns a pointer and four strides for a 4-D operand whose last

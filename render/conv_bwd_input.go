@@ -51,7 +51,8 @@ static __attribute__((unused)) void gcdbg_conv_bwd_input_rows_%[1]s(
 `, sanitizeIdent(t), t)
 }
 
-// convBwdInputRows writes convBackwardInput's per-image body: the
+// convBwdInputRows writes convBackwardInput's per-image body: for a 1x1
+// stride-1 unpadded convolution (d11) the GEMM straight into dX; else the
 // one-piece GEMM + col2im when the column matrix fits (ch == OH), the
 // chunked helper above otherwise. gemm is the GEMM function expression
 // (convGemmFn), a the weight operand's pointer and strides (sa0 along
@@ -59,7 +60,9 @@ static __attribute__((unused)) void gcdbg_conv_bwd_input_rows_%[1]s(
 // image's dX.
 func (g *kernelGen) convBwdInputRows(t, gemm, a, sa0, sa1, b, sb0, sb1, dx string, stride, pad, dil [2]int64) {
 	tn := sanitizeIdent(t)
-	g.line("    if (ch < OH) { /* the column matrix in chunks of output rows (conv_bwd_input.go) */")
+	g.line("    if (d11) { /* 1x1, stride 1, no padding: col2im would copy the columns into dX as they are */")
+	g.line("      %s(CGK, OHW, OCG, %s, %s, %s, %s, %s, %s, %s, OHW);", gemm, a, sa0, sa1, b, sb0, sb1, dx)
+	g.line("    } else if (ch < OH) { /* the column matrix in chunks of output rows (conv_bwd_input.go) */")
 	g.line("      gcdbg_conv_bwd_input_rows_%s(%s, %s, %s, %s, %s, %s, %s, OCG, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, ch, col, accs + omp_get_thread_num() * CG * HWp, %s);",
 		tn, gemm, a, sa0, sa1, b, sb0, sb1, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], dx)
 	g.line("    } else {")
