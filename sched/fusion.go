@@ -421,6 +421,9 @@ func (s *state) decide(round int, a, b *group) Decision {
 	}
 	d := Decision{Round: round, A: a.name(), B: b.name()}
 	cat, reason, note := s.check(a, b)
+	if reason == "" {
+		reason = s.keptForReduction(round, a, b) // prologue_first.go
+	}
 	d.Note = note
 	var sc Score
 	if cat == "" {
