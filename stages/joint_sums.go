@@ -55,7 +55,11 @@ func (b *jointBuilder) foldGradientSums() {
 		}
 		flatten(r, true)
 		start := len(b.g.Nodes)
-		if sum := b.foldProducts(r, terms, users); sum != nil {
+		sum := b.foldProducts(r, terms, users)
+		if sum == nil {
+			sum = b.foldSelectScatters(r, terms, users)
+		}
+		if sum != nil {
 			b.placeBefore(i, start, r, sum)
 		}
 	}
@@ -184,6 +188,95 @@ func (b *jointBuilder) productTerm(t *ir.Node, users map[*ir.Node]int) (product,
 		return product{}, false
 	}
 	return product{t, p, q, trans}, true
+}
+
+// The gradient of x read through select(x, d, t) at every t (an unrolled
+// RNN's steps reading the hoisted input projection) is a sum of
+// select_scatter(zeros, g_t, d, t), one per step: a kernel of 24 masked
+// selects per element (2.2 ms per layer at T=24). When the indices cover
+// every position along d once, the sum is stack(g_0 .. g_{n-1}, d), which
+// the renderer copies input by input (render/cat_copy.go): each element of
+// the sum is one g_t plus zeros, so the values are the same but for the
+// sign of a zero (-0 + 0 is +0), and the stack is what ATen's own
+// backward of the unbind its RNN steps read gives.
+
+// foldSelectScatters emits stack(g sorted by index, d) (as cat of
+// unsqueezes) for the chain r
+// whose terms are select_scatters of zeros covering every index of d
+// once (other terms added to it) and returns the node giving r's value;
+// nil when the terms are not so (nothing emitted).
+func (b *jointBuilder) foldSelectScatters(r *ir.Node, terms []*ir.Node, users map[*ir.Node]int) *ir.Node {
+	m := r.Meta.Tensor
+	rank := len(m.Shape)
+	dim := -1
+	var at []ir.Arg
+	var others []*ir.Node
+	for _, t := range terms {
+		d64, idx, src, ok := zeroSelectScatter(t, users, b.bwd)
+		d := int(d64)
+		if ok && d < 0 {
+			d += rank
+		}
+		if !ok || d < 0 || d >= rank || (dim >= 0 && d != dim) {
+			others = append(others, t)
+			continue
+		}
+		dim = d
+		size := m.Shape[d].Size
+		if idx < 0 {
+			idx += int64(size)
+		}
+		if at == nil {
+			at = make([]ir.Arg, size)
+		}
+		if idx < 0 || idx >= int64(size) || at[idx] != nil || src.Meta.Tensor == nil || src.Meta.Tensor.DType != m.DType {
+			return nil
+		}
+		at[idx] = src
+	}
+	if dim < 0 || len(at) < minFoldTerms {
+		return nil
+	}
+	for _, a := range at {
+		if a == nil {
+			return nil // an index no term writes: not a stack
+		}
+	}
+	b.cur = r
+	// stack in the core ops' form (decompositions.go: cat of unsqueezes)
+	for i, a := range at {
+		at[i] = b.emit("unsqueeze", a, int64(dim))
+	}
+	sum := b.emit("cat", ir.List(at), int64(dim))
+	for _, t := range others {
+		sum = b.emit("add", sum, t)
+	}
+	if b.err != nil {
+		return nil
+	}
+	return sum
+}
+
+// zeroSelectScatter matches t = select_scatter(full(shape, 0), src, dim,
+// index) computed by the backward for this sum only.
+func zeroSelectScatter(t *ir.Node, users map[*ir.Node]int, bwd map[*ir.Node]bool) (dim, index int64, src *ir.Node, ok bool) {
+	if t.Op != ir.CallFunction || t.Target != "aten.select_scatter" || len(t.Args) != 4 || len(t.Kwargs) != 0 || users[t] != 1 || !bwd[t] {
+		return 0, 0, nil, false
+	}
+	z, ok1 := t.Args[0].(*ir.Node)
+	src, ok2 := t.Args[1].(*ir.Node)
+	d, ok3 := t.Args[2].(int64)
+	i, ok4 := t.Args[3].(int64)
+	if !ok1 || !ok2 || !ok3 || !ok4 || z.Target != "aten.full" || len(z.Args) < 2 {
+		return 0, 0, nil, false
+	}
+	switch v := z.Args[1].(type) {
+	case float64:
+		ok = v == 0
+	case int64:
+		ok = v == 0
+	}
+	return d, i, src, ok
 }
 
 // placeBefore moves the nodes emitted for r's fold (from index start to

@@ -167,3 +167,39 @@ func TestRNNWeightGradientOneGEMM(t *testing.T) {
 		}
 	}
 }
+
+// The gradient of the hoisted input projection, read through one select
+// per step, is the stack of the steps' gate gradients (joint_sums.go,
+// copied input by input by render/cat_copy.go), not a sum of one
+// select_scatter of zeros per step: no four select_scatters of one shape
+// and dim remain in real2_lstm's and real2_gru's joint graphs (the ones
+// left are the given h_0/c_0 selects of fewer steps). Values: cmd/gcdbg's
+// TestReal2ModelsMatchPyTorch.
+func TestRNNInputGradientOneStack(t *testing.T) {
+	for _, name := range []string{"real2_lstm", "real2_gru"} {
+		tr, err := trace.Load("testdata/real2/" + name + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		units, err := Run(tr, "joint")
+		if err != nil {
+			t.Fatal(err)
+		}
+		groups := map[string]int{}
+		for _, u := range units {
+			if u.Joint == nil {
+				continue
+			}
+			for _, n := range u.Joint.Graph.Nodes {
+				if n.Target == "aten.select_scatter" && n.Meta.Tensor != nil && len(n.Args) > 2 {
+					groups[fmt.Sprintf("%s %s dim %v", u.Captured.Name, n.Meta.Tensor.Shape, n.Args[2])]++
+				}
+			}
+		}
+		for k, c := range groups {
+			if c >= 4 {
+				t.Errorf("%s: %d select_scatters of %s summed, want one stack", name, c, k)
+			}
+		}
+	}
+}
