@@ -43,7 +43,8 @@ import (
 // non-finite.
 //
 // A sum the graph returns directly is left alone (two outputs never share
-// a node), and so is a sum with a dtype argument or of non-float values.
+// a node), and so is a sum with a dtype argument, of non-float values or
+// of a dynamic (symbolic) size.
 // Nodes the rewrite leaves without users are dropped. The node holding a
 // rewritten sum's value takes the sum's name; the other new nodes share
 // its From, and aliases maps each of them (and each reduction another sum
@@ -211,6 +212,11 @@ func (s *sumSimplifier) space(n *ir.Node) (sp sumSpace, x *ir.Node, keep, ok boo
 	kd, isBool := a[2].(bool)
 	if x == nil || x.Meta.Tensor == nil || !isBool || !x.Meta.Tensor.DType.IsFloat() || x.Meta.Tensor.DType != n.Meta.Tensor.DType {
 		return sp, nil, false, false
+	}
+	for _, d := range x.Meta.Tensor.Shape {
+		if d.Sym != "" { // a dynamic size: the new views and counts would fix it
+			return sp, nil, false, false
+		}
 	}
 	sp.xs = x.Meta.Tensor.Shape.Sizes()
 	sp.dt = x.Meta.Tensor.DType.String()
