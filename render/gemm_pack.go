@@ -29,17 +29,43 @@ import (
 // bit-identical to its TN path; judged by the accuracy verdict like
 // choiceDNNL: runner TestChoiceCandidatesMatch).
 
-// packableMM reports whether an mm whose operands' column strides (the
-// strides along K of A and along N of B, as passed to the GEMM) are sa1
-// and sb1 has an operand that is not row-major (a column stride not a
-// constant 1): only then does the candidate differ from the plain call.
-func packableMM(sa1, sb1 loopir.Expr) bool {
+// packableMM reports whether the candidate is offered for an mm of static
+// sizes m x n x k (as passed to the GEMM) whose operands' column strides
+// (along K of A, along N of B) are sa1 and sb1: an operand is not row-major
+// (a column stride not a constant 1), and the copies are small beside the
+// product, at most 1/packMinRatio of its 2mnk flops in elements. Measured on
+// this 2-core VM (2026-11-26, one thread, thread CPU time, best of 7-9): a
+// transposed copy runs at about 2 ns per element, so copying a Linear's
+// weight (4M elements of ffn_train's NT GEMMs) cost 8 ms against a 24 ms
+// product and lost 35%, while a weight gradient's transposed activation
+// (256 x 1024 for gpt2's tied lm_head, 1024 x 256 for ffn_train's) is 0.1%
+// of its product's time: only those are worth timing.
+func packableMM(m, n, k, sa1, sb1 loopir.Expr) bool {
 	one := func(e loopir.Expr) bool {
 		c, ok := e.(loopir.Const)
 		return ok && c.V == 1
 	}
-	return !one(sa1) || !one(sb1)
+	sz, ok := static([]loopir.Expr{m, n, k})
+	if !ok || sz == 0 {
+		return false
+	}
+	mm, _ := static([]loopir.Expr{m})
+	nn, _ := static([]loopir.Expr{n})
+	kk, _ := static([]loopir.Expr{k})
+	var copied int64
+	if !one(sa1) {
+		copied += mm * kk
+	}
+	if !one(sb1) {
+		copied += kk * nn
+	}
+	return copied > 0 && copied*packMinRatio <= 2*sz
 }
+
+// packMinRatio: the product's flops per copied element from which the
+// candidate is offered (copy at most ~5% of the product's time at 2 ns per
+// copied element and 100 GFLOP/s per core).
+const packMinRatio = 4000
 
 // gemmCall writes an mm's call: fn(args) as gemmFn names it, and, when the
 // kernel may choose (packable: an operand is transposed), the candidate
