@@ -11,7 +11,7 @@ import (
 // exported from PyTorch 1.13): a layer_norm, RMSNorm and group_norm row of
 // 1e18*randn whose sum of squared deviations passes float32's range, where
 // PyTorch gives the bias (rstd = 1/sqrt(Inf) = 0) and RMSNorm 0, a mean of
-// 1e36 values (+Inf), a float16 mean whose sum passes 65504 (+Inf), and BatchNorm in training over the same values
+// 1e36 values (+Inf), a float16 mean whose sum passes 65504 (+Inf), a bfloat16 layer_norm (the bias, as float32), and BatchNorm in training over the same values
 // (accumulated in double: finite). The compiled kernels overflow as
 // PyTorch's do, and F (float64) does not. With PyTorch's values in the
 // trace the baseline is PyTorch's; without them (graph text, init tensors)
@@ -32,8 +32,8 @@ func TestNormOverflowMatchesPyTorch(t *testing.T) {
 			t.Fatalf("%s: backend %q: does not match:\n%s", what, res.Backend, res.Summary())
 		}
 		g := res.Graphs[0]
-		if len(g.Outputs) != 7 || len(g.Grads) != 6 {
-			t.Fatalf("%s: %d outputs and %d grads, want 7 and 6", what, len(g.Outputs), len(g.Grads))
+		if len(g.Outputs) != 8 || len(g.Grads) != 6 {
+			t.Fatalf("%s: %d outputs and %d grads, want 8 and 6", what, len(g.Outputs), len(g.Grads))
 		}
 		for _, o := range g.Outputs {
 			if withPyTorch && (o.VsExpected == nil || !o.VsExpected.Match) {

@@ -153,7 +153,8 @@ func LayerNorm(x *Tensor, normalizedShape []int, w, b *Tensor, eps float64) (*Te
 
 // layerNormVar is the biased variance from m2, a row's sum of squared
 // deviations over n elements. PyTorch 1.13's float32 kernel
-// (RowwiseMoments) accumulates m2 in float: past float32's range it is
+// (RowwiseMoments) accumulates m2 in float (bfloat16's in bfloat16, the
+// same range): past float32's range it is
 // +Inf, the variance +Inf, rstd = 1/sqrt(Inf) = 0 and the row's output the
 // bias (0 without one): a row of 1,000 values of 1e18*randn gives b, not
 // the normalized values the float64 sum would. (Where one of its vector
@@ -161,8 +162,8 @@ func LayerNorm(x *Tensor, normalizedShape []int, w, b *Tensor, eps float64) (*Te
 // Welford merge multiplies Inf by an empty count and the row is NaN; that
 // artefact is not copied: docs/verdict.md.)
 func layerNormVar(dt DType, m2 float64, n int) float64 {
-	if dt == Float32 {
-		m2 = Round(Float32, m2)
+	if dt == Float32 || dt == BFloat16 { // bfloat16: its Welford in bfloat16, float32's range
+		m2 = Round(dt, m2)
 	}
 	return m2 / float64(n)
 }

@@ -4,7 +4,8 @@ their sum (~1e39) does not. layer_norm's float32 Welford m2 is then +Inf, rstd =
 and the row is the bias; RMSNorm's mean of x.pow(2) is +Inf, its rsqrt 0 and the row 0;
 group_norm (the same kernel as layer_norm) gives its bias; a plain mean of 1e36 values is +Inf
 (the sum overflows before the division), and a float16 mean whose float sum passes 65504 (+Inf:
-the sum is rounded to float16 before the division). BatchNorm in training accumulates in double: finite.
+the sum is rounded to float16 before the division); a bfloat16 layer_norm overflows as float32's.
+BatchNorm in training accumulates in double: finite.
 The float64 reference F gives the normalized values: the float32 baseline is far from F there,
 and gcdbg's own float32 runs must overflow as PyTorch's do, or a trace without PyTorch's values
 is a false alarm (its eager run did the sums in float64).
@@ -22,12 +23,12 @@ import torch.nn.functional as F
 NAME = "norm_overflow"
 
 
-def f(x, w, b, c, cw, cb, m, h):
+def f(x, w, b, c, cw, cb, m, h, xb):
     ln = F.layer_norm(x, (1000,), w, b)
     rms = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
     gn = F.group_norm(c, 2, cw, cb)
     bn = F.batch_norm(c, None, None, cw, cb, training=True)
-    return ln, rms, gn, bn, m.mean(-1), m.mean(0), h.mean(-1)
+    return ln, rms, gn, bn, m.mean(-1), m.mean(0), h.mean(-1), F.layer_norm(xb, (1000,))
 
 
 def make():
@@ -44,5 +45,6 @@ def make():
     m[:, 1] = 1e36 + torch.randn(1000, generator=g) * 1e35   # column 1's sum overflows: Inf
     h = (torch.rand(3, 1000, generator=g) * 10 + 70).half()   # sums ~75,000: +Inf
     h[1] = h[1] / 4                                       # row 1: ~19,000 fits float16: finite
+    xb = x.detach().bfloat16()                              # bfloat16 layer_norm: row 1 is 0 as in float32
     return f, (x.requires_grad_(), w.requires_grad_(), b.requires_grad_(), c.requires_grad_(),
-               cw.requires_grad_(), cb.requires_grad_(), m, h)
+               cw.requires_grad_(), cb.requires_grad_(), m, h, xb)
