@@ -19,7 +19,16 @@ func TestConvDepthwiseMatchesPyTorch(t *testing.T) {
 	tr, units, c := renderConvPrograms(t, "conv_depthwise_train.json")
 	// 12 depthwise convolutions, each with its forward, input gradient (x, big and xn need one) and
 	// weight gradient
-	for want, n := range map[string]int{"gcdbg_dw_forward_float(": 12, "gcdbg_dw_backward_input_float(": 12, "gcdbg_dw_backward_weight_float(": 12} {
+	checkDepthwiseOnly(t, c, 12)
+	checkConvRun(t, tr, units, 6, 24, "21 parameters, x, big and xn")
+}
+
+// checkDepthwiseOnly fails unless the generated C c calls each depthwise
+// kernel (forward, backward input, backward weight) at least n times and
+// no convolution takes the generic im2col path.
+func checkDepthwiseOnly(t *testing.T, c string, n int) {
+	t.Helper()
+	for _, want := range []string{"gcdbg_dw_forward_float(", "gcdbg_dw_backward_input_float(", "gcdbg_dw_backward_weight_float("} {
 		// the call sites, not the definition
 		if got := strings.Count(c, "  "+want); got < n {
 			t.Errorf("the generated C calls %s %d times, want %d", want, got, n)
@@ -30,5 +39,4 @@ func TestConvDepthwiseMatchesPyTorch(t *testing.T) {
 			t.Errorf("a depthwise convolution took the generic path (%q)", not)
 		}
 	}
-	checkConvRun(t, tr, units, 6, 24, "21 parameters, x, big and xn")
 }
