@@ -68,14 +68,7 @@ func TestRNNModuleRefusals(t *testing.T) {
 // (nn.GRU over 100 steps, compiled).
 func TestRNNInputProjectionOncePerLayer(t *testing.T) {
 	for _, name := range []string{"real2_lstm", "real2_gru"} {
-		tr, err := trace.Load("testdata/real2/" + name + ".json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		units, err := Run(tr, "normalized")
-		if err != nil {
-			t.Fatal(err)
-		}
+		units := real2Units(t, name, "normalized")
 		uses, over := map[string]int{}, map[string]int{} // weight_ih node -> readers, readers over > 2-D inputs
 		for _, u := range units {
 			for _, n := range u.Normalized.Nodes {
@@ -113,14 +106,7 @@ func TestRNNInputProjectionOncePerLayer(t *testing.T) {
 // GRUCell with tied weights, folded the same way).
 func TestRNNWeightGradientOneGEMM(t *testing.T) {
 	for _, name := range []string{"real2_lstm", "real2_gru"} {
-		tr, err := trace.Load("testdata/real2/" + name + ".json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		units, err := Run(tr, "joint")
-		if err != nil {
-			t.Fatal(err)
-		}
+		units := real2Units(t, name, "joint")
 		checked := 0
 		for _, u := range units {
 			j := u.Joint
@@ -177,14 +163,7 @@ func TestRNNWeightGradientOneGEMM(t *testing.T) {
 // TestReal2ModelsMatchPyTorch.
 func TestRNNInputGradientOneStack(t *testing.T) {
 	for _, name := range []string{"real2_lstm", "real2_gru"} {
-		tr, err := trace.Load("testdata/real2/" + name + ".json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		units, err := Run(tr, "joint")
-		if err != nil {
-			t.Fatal(err)
-		}
+		units := real2Units(t, name, "joint")
 		groups := map[string]int{}
 		for _, u := range units {
 			if u.Joint == nil {
@@ -202,4 +181,18 @@ func TestRNNInputGradientOneStack(t *testing.T) {
 			}
 		}
 	}
+}
+
+// real2Units runs testdata/real2/NAME.json's stages until until.
+func real2Units(t *testing.T, name, until string) []*Unit {
+	t.Helper()
+	tr, err := trace.Load("testdata/real2/" + name + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	units, err := Run(tr, until)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return units
 }
