@@ -65,9 +65,7 @@ static struct {
 } gcdbg_dnn;
 static pthread_once_t gcdbg_dnn_once = PTHREAD_ONCE_INIT;
 static void gcdbg_dnn_load(void) {
-  if (gcdbg_no_blas()) return;
-  void *h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
-  if (!h) h = dlopen("libdnnl.so", RTLD_NOW | RTLD_LOCAL);
+  void *h = gcdbg_dnnl_open(); /* gemm_dnnl.go */
   if (!h) return;
 #define GCDBG_DSYM(f, s) if (!(*(void **)&gcdbg_dnn.f = dlsym(h, s))) return;
   GCDBG_DSYM(engine_create, "dnnl_engine_create") GCDBG_DSYM(stream_create, "dnnl_stream_create")

@@ -30,10 +30,14 @@ const dnnlPrelude = `
 typedef int (*gcdbg_dnnl_sgemm_t)(char, char, int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t, float, float *, int64_t);
 static gcdbg_dnnl_sgemm_t gcdbg_dnnl_sgemm;
 static pthread_once_t gcdbg_dnnl_once = PTHREAD_ONCE_INIT;
-static void gcdbg_dnnl_load(void) {
-  if (gcdbg_no_blas()) return;
+/* libdnnl's handle; NULL without it or with GCDBG_NO_BLAS=1 (also conv_dnnl.go's loader) */
+static void *gcdbg_dnnl_open(void) {
+  if (gcdbg_no_blas()) return NULL;
   void *h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
-  if (!h) h = dlopen("libdnnl.so", RTLD_NOW | RTLD_LOCAL);
+  return h ? h : dlopen("libdnnl.so", RTLD_NOW | RTLD_LOCAL);
+}
+static void gcdbg_dnnl_load(void) {
+  void *h = gcdbg_dnnl_open();
   if (!h) return;
   gcdbg_dnnl_sgemm = (gcdbg_dnnl_sgemm_t)dlsym(h, "dnnl_sgemm");
 }
