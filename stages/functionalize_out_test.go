@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"gcdbg/interp"
+	"gcdbg/ir"
 	"gcdbg/tensor"
 	"gcdbg/trace"
 )
@@ -168,15 +169,28 @@ func TestInplaceByCopy(t *testing.T) {
 			}
 		}
 	}
-	// a result of another shape than self is refused; a random in-place op
-	// is not rewritten (x.bernoulli_(p) is not bernoulli(x))
+	// a result of another shape than self is refused; x.bernoulli_(p) draws
+	// with p (ATen's bernoulli.p is empty_like(self).bernoulli_(p)), not with
+	// x's values as bernoulli(x) would: keep where u < p
 	wide := tensor.FromFloats(tensor.Float32, []int{2, 3}, []float64{1, 2, 3, 4, 5, 6})
 	_, err := Run(inplaceTrace(t, "atan2_", `[{"node":"c"},{"node":"y"}]`, x, wide), "functional")
 	if err == nil || !strings.Contains(err.Error(), `node "r"`) || !strings.Contains(err.Error(), "does not broadcast self") {
 		t.Errorf("atan2_ of a [3] self with a [2, 3] other: %v", err)
 	}
-	_, err = Run(inplaceTrace(t, "bernoulli_", `[{"node":"c"},0.5]`, x, y), "functional")
-	if err == nil || !strings.Contains(err.Error(), "bernoulli_") {
-		t.Errorf("bernoulli_: %v", err)
+	units, err := Run(inplaceTrace(t, "bernoulli_", `[{"node":"c"},0.25]`, x, y), "functional")
+	if err != nil {
+		t.Fatalf("bernoulli_: %v", err)
+	}
+	ps := []string{}
+	for _, n := range units[0].Normalized.Nodes {
+		if n.Target != "aten.lt" || len(n.Args) < 2 {
+			continue
+		}
+		if u, ok := n.Args[0].(*ir.Node); ok && u.Target == "aten.philox_rand" {
+			ps = append(ps, fmt.Sprint(n.Args[1]))
+		}
+	}
+	if len(ps) != 1 || ps[0] != "0.25" {
+		t.Errorf("bernoulli_(c, 0.25): keep-where-u-< thresholds %v, want [0.25]", ps)
 	}
 }
