@@ -99,6 +99,9 @@ func decompGetitem(b *builder, a []ir.Arg) ir.Arg {
 		list = append(list, ad.idx)
 		extra += ad.dims - 1
 	}
+	if r := indexBySelect(b, v, list); r != nil { // decomp_index_select.go
+		return r
+	}
 	return b.call("aten.index", v, list)
 }
 
