@@ -175,22 +175,7 @@ func nnConv2dCore(x, w, b *Tensor, stride, padLo, padHi, dilation [2]int, groups
 	out := make([]float64, N*Cout*OH*OW)
 	coutG := Cout / groups
 	sh, sw, dh, dw := stride[0], stride[1], dilation[0], dilation[1]
-	// valid output-column range for each kernel column
-	owLo, owHi := make([]int, KW), make([]int, KW)
-	for kw := 0; kw < KW; kw++ {
-		off := kw*dw - padLo[1] // iw = ow*sw + off
-		lo := 0
-		if off < 0 {
-			lo = (-off + sw - 1) / sw
-		}
-		hi := OW // exclusive
-		if m := W - 1 - off; m < 0 {
-			hi = 0
-		} else if m/sw+1 < hi {
-			hi = m/sw + 1
-		}
-		owLo[kw], owHi[kw] = lo, hi
-	}
+	owLo, owHi := convColRanges(KW, W, OW, sw, dw, padLo[1])
 	for n := 0; n < N; n++ {
 		for oc := 0; oc < Cout; oc++ {
 			g := oc / coutG
@@ -437,4 +422,25 @@ func AdaptiveAvgPool2d(x *Tensor, out [2]int) (*Tensor, error) {
 		}
 	}
 	return nnSqueeze4D(nnFromData(x.DType, []int{N, C, OH, OW}, res), unb), nil
+}
+
+// convColRanges is, for each of KW kernel columns, the output columns
+// [lo, hi) whose input column ow*sw + kw*dw - pad lies inside 0..W-1.
+func convColRanges(KW, W, OW, sw, dw, pad int) (lo, hi []int) {
+	lo, hi = make([]int, KW), make([]int, KW)
+	for kw := 0; kw < KW; kw++ {
+		off := kw*dw - pad // iw = ow*sw + off
+		l := 0
+		if off < 0 {
+			l = (-off + sw - 1) / sw
+		}
+		h := OW // exclusive
+		if m := W - 1 - off; m < 0 {
+			h = 0
+		} else if m/sw+1 < h {
+			h = m/sw + 1
+		}
+		lo[kw], hi[kw] = l, h
+	}
+	return lo, hi
 }

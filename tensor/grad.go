@@ -65,21 +65,7 @@ func convWalk(in, w []int, OH, OW int, stride, padding, dilation [2]int, groups 
 	Cout, Cg, KH, KW := w[0], w[1], w[2], w[3]
 	coutG := Cout / groups
 	sw := stride[1]
-	owLo, owHi := make([]int, KW), make([]int, KW)
-	for kw := 0; kw < KW; kw++ {
-		off := kw*dilation[1] - padding[1] // iw = ow*sw + off
-		lo := 0
-		if off < 0 {
-			lo = (-off + sw - 1) / sw
-		}
-		hi := OW // exclusive
-		if m := W - 1 - off; m < 0 {
-			hi = 0
-		} else if m/sw+1 < hi {
-			hi = m/sw + 1
-		}
-		owLo[kw], owHi[kw] = lo, hi
-	}
+	owLo, owHi := convColRanges(KW, W, OW, sw, dilation[1], padding[1])
 	for n := 0; n < N; n++ {
 		for oc := 0; oc < Cout; oc++ {
 			g := oc / coutG
