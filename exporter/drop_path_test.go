@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"gcdbg/ir"
-	"gcdbg/runner"
 	"gcdbg/stages"
 )
 
@@ -50,17 +49,5 @@ func TestDropPathSizeTuplesAndInplaceBernoulli(t *testing.T) {
 		t.Errorf("bernoulli probabilities %v, want [0.7 0.5]", ps)
 	}
 	tr := exportLoad(t, "testdata/drop_path_sizes.py")
-	for _, dev := range []string{"eager", "cpu"} {
-		res, err := runner.Run(tr, runner.Options{Runs: 1, Device: dev})
-		if err != nil {
-			t.Fatalf("%s: %v", dev, err)
-		}
-		g := res.Graphs[0]
-		if !res.OK || g.NotComparedWithPyTorch != "" {
-			t.Errorf("%s: does not match PyTorch elementwise:\n%s", dev, res.Summary())
-		}
-		if len(g.Outputs) != 2 || len(g.Grads) != 2 || len(g.Fallback) != 0 {
-			t.Errorf("%s: %d outputs, %d grads compared, fallbacks %v; want 2, 2, none", dev, len(g.Outputs), len(g.Grads), g.Fallback)
-		}
-	}
+	matchesCompiled(t, tr, 2, 2)
 }

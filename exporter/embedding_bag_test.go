@@ -5,6 +5,7 @@ import (
 
 	"gcdbg/runner"
 	"gcdbg/stages"
+	"gcdbg/trace"
 )
 
 // nn.EmbeddingBag with offsets (sum with per_sample_weights, mean with
@@ -35,19 +36,7 @@ func TestEmbeddingBagOffsetsSegmentSum(t *testing.T) {
 			t.Errorf("node %s (%s) has %v elements: a bags x entries tensor", n.Name, n.Target, m.Shape)
 		}
 	}
-	for _, dev := range []string{"eager", "cpu"} {
-		res, err := runner.Run(tr, runner.Options{Runs: 1, Device: dev})
-		if err != nil {
-			t.Fatalf("%s: %v", dev, err)
-		}
-		g := res.Graphs[0]
-		if !res.OK || g.NotComparedWithPyTorch != "" {
-			t.Errorf("%s: does not match PyTorch:\n%s", dev, res.Summary())
-		}
-		if len(g.Outputs) != 2 || len(g.Grads) != 3 || len(g.Fallback) != 0 {
-			t.Errorf("%s: %d outputs, %d grads compared, fallbacks %v; want 2, 3, none", dev, len(g.Outputs), len(g.Grads), g.Fallback)
-		}
-	}
+	matchesCompiled(t, tr, 2, 3)
 }
 
 func numel(s []int) int {
@@ -56,4 +45,24 @@ func numel(s []int) int {
 		n *= d
 	}
 	return n
+}
+
+// matchesCompiled runs tr eagerly and compiled: both must match PyTorch
+// elementwise with outs outputs and grads gradients compared and no eager
+// fallback.
+func matchesCompiled(t *testing.T, tr *trace.Trace, outs, grads int) {
+	t.Helper()
+	for _, dev := range []string{"eager", "cpu"} {
+		res, err := runner.Run(tr, runner.Options{Runs: 1, Device: dev})
+		if err != nil {
+			t.Fatalf("%s: %v", dev, err)
+		}
+		g := res.Graphs[0]
+		if !res.OK || g.NotComparedWithPyTorch != "" {
+			t.Errorf("%s: does not match PyTorch elementwise:\n%s", dev, res.Summary())
+		}
+		if len(g.Outputs) != outs || len(g.Grads) != grads || len(g.Fallback) != 0 {
+			t.Errorf("%s: %d outputs, %d grads compared, fallbacks %v; want %d, %d, none", dev, len(g.Outputs), len(g.Grads), g.Fallback, outs, grads)
+		}
+	}
 }

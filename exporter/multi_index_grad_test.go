@@ -2,8 +2,6 @@ package exporter_test
 
 import (
 	"testing"
-
-	"gcdbg/runner"
 )
 
 // The gradient of x[..., i, j, ...] with several integer index tensors
@@ -17,17 +15,5 @@ import (
 // fallback).
 func TestMultiIndexTensorGradient(t *testing.T) {
 	tr := exportLoad(t, "testdata/multi_index_grad.py")
-	for _, dev := range []string{"eager", "cpu"} {
-		res, err := runner.Run(tr, runner.Options{Runs: 1, Device: dev})
-		if err != nil {
-			t.Fatalf("%s: %v", dev, err)
-		}
-		g := res.Graphs[0]
-		if !res.OK || g.NotComparedWithPyTorch != "" {
-			t.Errorf("%s: does not match PyTorch:\n%s", dev, res.Summary())
-		}
-		if len(g.Outputs) != 2 || len(g.Grads) != 3 || len(g.Fallback) != 0 {
-			t.Errorf("%s: %d outputs, %d grads compared, fallbacks %v; want 2, 3, none", dev, len(g.Outputs), len(g.Grads), g.Fallback)
-		}
-	}
+	matchesCompiled(t, tr, 2, 3)
 }
