@@ -162,6 +162,14 @@ var gradCases = map[string]func(gc *gradGraph){
 		gc.output(gc.call("conv2d", x, w, gc.rand(4), ir.Tuple{int64(2), int64(1)}, int64(1), int64(1), int64(2)),
 			gc.call("conv2d", gc.rand(2, 4, 4), gc.rand(3, 2, 3, 3), nil, int64(1), "same"))
 	},
+	// a transposed convolution's lowering (derivatives_conv.go): grouped,
+	// strided and padded; then dilated with one group
+	"conv2d_backward_input": func(gc *gradGraph) {
+		two := ir.Tuple{int64(2), int64(2)}
+		one := ir.Tuple{int64(1), int64(1)}
+		gc.output(gc.call("conv2d_backward_input", gc.rand(2, 4, 3, 3), gc.rand(4, 1, 3, 3), ir.Tuple{int64(2), int64(2), int64(5), int64(5)}, two, one, one, int64(2)),
+			gc.call("conv2d_backward_input", gc.rand(1, 3, 4, 4), gc.rand(3, 2, 3, 3), ir.Tuple{int64(1), int64(2), int64(6), int64(6)}, one, one, two, int64(1)))
+	},
 	"max_pool2d": func(gc *gradGraph) {
 		gc.output(gc.call("max_pool2d", gc.rand(1, 2, 5, 5), ir.Tuple{int64(3), int64(2)}, ir.Tuple{int64(2), int64(1)}, int64(1)))
 	},
