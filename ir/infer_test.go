@@ -305,6 +305,17 @@ func syntheticCases() map[string][]inferCase {
 		add(op, ir.Tuple{ir.Tuple{int64(4)}}, nil, tensor.Float64, nil, nil, nil, false)
 		add(op, ir.Tuple{int64(2)}, nil, tensor.Int64, nil, nil, nil, false) // floating only: both refuse
 	}
+	// creation from scalars (ops_linspace.go): sizes 0, 1, 2 and more, dtypes
+	add("linspace", int64(0), int64(10), int64(7), nil, nil, nil, nil, false)
+	add("linspace", -1.5, 2.0, int64(1), tensor.Float64, nil, nil, nil, false)
+	add("linspace", int64(3), int64(-3), int64(0), i64, nil, nil, nil, false)
+	add("logspace", 0.0, 3.0, int64(5), 2.0, nil, nil, nil, nil, false)
+	add("logspace", int64(1), int64(2), int64(3), 10.0, tensor.Int32, nil, nil, nil, false)
+	add("linspace", 0.0, 1.0, int64(-1), nil, nil, nil, nil, false) // both refuse a negative count
+	add("eye", int64(4), nil, nil, nil, nil, nil, false)
+	add("eye", int64(3), int64(5), bl, nil, nil, nil, false)
+	add("eye", int64(0), int64(2), f16, nil, nil, nil, false)
+	add("eye", int64(-2), nil, nil, nil, nil, nil, false)
 	for _, op := range []string{"philox_rand", "philox_randn"} { // gcdbg's own draws (ops_train.go)
 		add(op, ir.Tuple{int64(2), int64(3)}, int64(0), int64(8), nil)
 		add(op, ir.Tuple{int64(4)}, int64(1), int64(0), tensor.Float64)
