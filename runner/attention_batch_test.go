@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"gcdbg/graphtext"
 	"gcdbg/render"
 	"gcdbg/stages"
 	"gcdbg/trace"
@@ -69,17 +71,43 @@ func renderFirstProgram(t *testing.T, path string) (*trace.Trace, []*stages.Unit
 	if err != nil {
 		t.Fatal(err)
 	}
+	units, src := renderUnits(t, tr, filepath.Base(path))
+	return tr, units, src
+}
+
+// renderGraphText is renderFirstProgram for a graph given as readable graph
+// text (graphtext), written to name in a temporary folder.
+func renderGraphText(t *testing.T, name, text string) (*trace.Trace, []*stages.Unit, *render.Source) {
+	t.Helper()
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler (cc) on PATH")
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := graphtext.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	units, src := renderUnits(t, tr, name)
+	return tr, units, src
+}
+
+// renderUnits runs the pipeline on tr and renders its first program in C.
+func renderUnits(t *testing.T, tr *trace.Trace, name string) ([]*stages.Unit, *render.Source) {
+	t.Helper()
 	units, err := stages.Run(tr, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	lp := units[0].Programs[0]
 	src, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C,
-		render.Options{Trace: filepath.Base(path), Graph: units[0].Captured.Name, Role: lp.Role})
+		render.Options{Trace: name, Graph: units[0].Captured.Name, Role: lp.Role})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tr, units, src
+	return units, src
 }
 
 // matchEachChoice runs the compiled program once with each forced choice

@@ -1,16 +1,9 @@
 package runner
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"gcdbg/graphtext"
-	"gcdbg/render"
-	"gcdbg/stages"
 )
 
 // A kernel that is one cat alone is written as one copy loop per input
@@ -23,11 +16,7 @@ import (
 // with no select among inputs, and the compiled outputs equal the eager
 // interpreter's exactly (a copy) and match through the verdict.
 func TestCatKernelsCopyEachInput(t *testing.T) {
-	if _, err := exec.LookPath("cc"); err != nil {
-		t.Skip("no C compiler (cc) on PATH")
-	}
-	path := filepath.Join(t.TempDir(), "cats.py")
-	src := `def forward(self, a: "f32[4, 3, 5]", b: "f32[4, 1, 5]", c: "f32[4, 7, 5]", h: "f16[6, 8]", k: "f16[2, 8]", e: "f32[3, 8]", big: "f32[64, 24, 48]", v: "f32[5, 4, 8]"):
+	tr, units, rs := renderGraphText(t, "cats.py", `def forward(self, a: "f32[4, 3, 5]", b: "f32[4, 1, 5]", c: "f32[4, 7, 5]", h: "f16[6, 8]", k: "f16[2, 8]", e: "f32[3, 8]", big: "f32[64, 24, 48]", v: "f32[5, 4, 8]"):
     x = torch.cat([a, b, c], 1)
     y = torch.stack([a, c[:, 2:5], a], 0)
     z = torch.cat([h, k], 0)
@@ -36,23 +25,7 @@ func TestCatKernelsCopyEachInput(t *testing.T) {
     u = torch.cat([v[0], v[1], v[2], v[3], v[4]], 0)
     w = torch.stack([v[0], v[1], v[2], v[3], v[4]], 1)
     return (x, y, z, p, s, u, w)
-`
-	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := graphtext.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	units, err := stages.Run(tr, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lp := units[0].Programs[0]
-	rs, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C, render.Options{Trace: "cats", Graph: units[0].Captured.Name, Role: lp.Role})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	kernels := regexp.MustCompile(`(?s)static void (k\d+_\w+)\(.*?\n}\n`).FindAllStringSubmatch(rs.Code, -1)
 	copies := 0
 	for _, k := range kernels {

@@ -1,16 +1,9 @@
 package runner
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"gcdbg/graphtext"
-	"gcdbg/render"
-	"gcdbg/stages"
 )
 
 // Sums of squares keep float partials in the vector lanes (render/reduce.go,
@@ -56,31 +49,11 @@ func TestFloatLaneSums(t *testing.T) {
 // N*H*W) lose more than PyTorch's double accumulation; a short row's
 // squares (1024) keep float lanes. The values match the eager interpreter.
 func TestFloatLaneSumsOnlyShortReductions(t *testing.T) {
-	if _, err := exec.LookPath("cc"); err != nil {
-		t.Skip("no C compiler (cc) on PATH")
-	}
-	path := filepath.Join(t.TempDir(), "long_squares.py")
-	src := `def forward(self, x: "f32[4, 16384]", y: "f32[8, 1024]"):
+	tr, units, rs := renderGraphText(t, "long_squares.py", `def forward(self, x: "f32[4, 16384]", y: "f32[8, 1024]"):
     a = torch.sum(x * x, [1])
     b = torch.sum(y * y, [1])
     return (a, b)
-`
-	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := graphtext.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	units, err := stages.Run(tr, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lp := units[0].Programs[0]
-	rs, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C, render.Options{Trace: "long_squares", Graph: units[0].Captured.Name, Role: lp.Role})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	count := sumAccumulatorTypes(rs.Code)
 	if count["float"] != 1 || count["double"] != 1 {
 		t.Errorf("sum accumulators by type %v, want 1 float (1024 squares) and 1 double (16384 squares):\n%s", count, rs.Code)
