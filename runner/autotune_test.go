@@ -40,16 +40,7 @@ func TestChoiceCandidatesMatch(t *testing.T) {
 						gemm++
 					}
 				}
-				for _, o := range g.Outputs {
-					if o.VsExpected == nil || !o.VsExpected.Match || o.VsEager == nil || !o.VsEager.Match {
-						t.Errorf("output %d with %s: vs PyTorch %+v, vs eager %+v", o.Index, c.label, o.VsExpected, o.VsEager)
-					}
-				}
-				for _, gd := range g.Grads {
-					if gd.VsExpected == nil || !gd.VsExpected.Match || gd.VsEager == nil || !gd.VsEager.Match {
-						t.Errorf("grad %s with %s: vs PyTorch %+v, vs eager %+v", gd.Name, c.label, gd.VsExpected, gd.VsEager)
-					}
-				}
+				checkAllMatch(t, g, " with "+c.label)
 			}
 			if gemm < 3 {
 				t.Errorf("%d kernels ran %s, want the forward's 3 Linear layers at least", gemm, c.label)

@@ -119,19 +119,5 @@ func TestNormBackwardSumsInOnePass(t *testing.T) {
 	if len(g.Outputs) != 3 || len(g.Grads) != 9 || len(g.Buffers) != 6 {
 		t.Fatalf("%d outputs, %d grads, %d buffers; want 3, 9, 6", len(g.Outputs), len(g.Grads), len(g.Buffers))
 	}
-	for _, o := range g.Outputs {
-		if o.VsExpected == nil || !o.VsExpected.Match || o.VsEager == nil || !o.VsEager.Match {
-			t.Errorf("output %d: vs PyTorch %+v, vs eager %+v", o.Index, o.VsExpected, o.VsEager)
-		}
-	}
-	for _, gd := range g.Grads {
-		if gd.VsExpected == nil || !gd.VsExpected.Match || gd.VsEager == nil || !gd.VsEager.Match {
-			t.Errorf("grad %s: vs PyTorch %+v, vs eager %+v", gd.Name, gd.VsExpected, gd.VsEager)
-		}
-	}
-	for _, b := range g.Buffers {
-		if b.VsExpected == nil || !b.VsExpected.Match || b.VsEager == nil || !b.VsEager.Match {
-			t.Errorf("buffer %s: vs PyTorch %+v, vs eager %+v", b.Name, b.VsExpected, b.VsEager)
-		}
-	}
+	checkAllMatch(t, g, "")
 }

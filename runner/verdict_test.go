@@ -28,6 +28,28 @@ func loadUnits(t *testing.T, path string) (*trace.Trace, []*stages.Unit) {
 	return tr, units
 }
 
+// checkAllMatch fails t for every output, gradient and buffer of g that
+// does not match both PyTorch's values and the eager interpreter's; with
+// names that name the run (a choice's label) after each.
+func checkAllMatch(t *testing.T, g GraphResult, with string) {
+	t.Helper()
+	for _, o := range g.Outputs {
+		if o.VsExpected == nil || !o.VsExpected.Match || o.VsEager == nil || !o.VsEager.Match {
+			t.Errorf("output %d%s: vs PyTorch %+v, vs eager %+v", o.Index, with, o.VsExpected, o.VsEager)
+		}
+	}
+	for _, gd := range g.Grads {
+		if gd.VsExpected == nil || !gd.VsExpected.Match || gd.VsEager == nil || !gd.VsEager.Match {
+			t.Errorf("grad %s%s: vs PyTorch %+v, vs eager %+v", gd.Name, with, gd.VsExpected, gd.VsEager)
+		}
+	}
+	for _, b := range g.Buffers {
+		if b.VsExpected == nil || !b.VsExpected.Match || b.VsEager == nil || !b.VsEager.Match {
+			t.Errorf("buffer %s%s: vs PyTorch %+v, vs eager %+v", b.Name, with, b.VsExpected, b.VsEager)
+		}
+	}
+}
+
 // A fixed tolerance called these MISMATCH (issue 14): wide softmax rows
 // with a gradient, and a gradient that is zero by cancellation, where
 // PyTorch's float32 result is further from the truth than gcdbg's.
