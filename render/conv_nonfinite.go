@@ -1,0 +1,133 @@
+package render
+
+import (
+	"fmt"
+
+	"gcdbg/tensor"
+)
+
+// NaN and Inf against a convolution's padding (im2col + GEMM, conv.go).
+//
+// im2col writes the padding as zeros into the column matrix, and the GEMM
+// multiplies them like any other element: a NaN or ±Inf weight times a
+// padding zero is NaN, so every output whose window reaches padding
+// through that tap is NaN. PyTorch 1.13's float32 convolutions (oneDNN:
+// forward, backward data, backward weights), oneDNN's primitive here
+// (conv_dnnl.go) and the eager interpreter (tensor/conv.go's column
+// ranges) skip padded positions: those outputs are finite. The same holds
+// for the weight gradient Σ dY·col: a NaN or Inf dY element at an output
+// whose window reaches padding times the padding zero is NaN in the
+// gradient of the taps that reach it. The backward input (Wᵀ·dY, then
+// col2im) multiplies no padding: its padded columns are dropped.
+//
+// The common finite case pays a check only:
+//   - forward: the weight (OC·CG·KH·KW elements, a vector sum of w·0,
+//     which is 0 unless an element is NaN or Inf) before the GEMMs; a
+//     non-finite weight then recomputes only the outputs whose windows
+//     reach padding (the border rows and columns), over real input
+//     elements, in double, as the direct conv loop (gemm.go) does;
+//   - backward weight: the result (OC·CG·KH·KW elements) after the GEMMs:
+//     an im2col NaN reaches it through its sums, and without a NaN or Inf
+//     in dW no padding zero met one; with one, dW is computed again by
+//     direct loops over real input elements (a dY or input that is not
+//     finite somewhere: rare, and then slow, about 1 GFLOP/s).
+//
+// Emitted only for float32/float64 convolutions with padding (no padding:
+// no window reaches outside the input, nothing to fix). Depthwise
+// convolutions have their own paths (conv_depthwise.go). runner
+// TestConvNonFiniteMatchesPyTorch checks the values against PyTorch.
+
+// convNonFinite reports whether a conv of this dtype and padding gets the
+// non-finite checks.
+func convNonFinite(dt tensor.DType, pad [2]int64) bool {
+	return (dt == tensor.Float32 || dt == tensor.Float64) && pad != [2]int64{}
+}
+
+// convNonFiniteHelpers are the check and the two padding-skipping paths
+// for one element type.
+func convNonFiniteHelpers(t string) string {
+	return fmt.Sprintf(`
+/* 1 when every element of the R x K matrix (strides sr, sk) is finite: the sum of x*0 is 0, NaN otherwise */
+static __attribute__((unused)) int gcdbg_conv_finite_%[1]s(const %[2]s *p, int64_t R, int64_t K, int64_t sr, int64_t sk) {
+  %[2]s s = 0;
+  for (int64_t r = 0; r < R; r++) {
+    const %[2]s *q = p + r * sr;
+    if (sk == 1) {
+      #pragma omp simd reduction(+:s)
+      for (int64_t k = 0; k < K; k++) s += q[k] * (%[2]s)0;
+    } else
+      for (int64_t k = 0; k < K; k++) s += q[k * sk] * (%[2]s)0;
+  }
+  return s == 0;
+}
+/* output row oh (column ow) has a window tap in the padding */
+static inline int gcdbg_conv_edge(int64_t o, int64_t s, int64_t p, int64_t K, int64_t d, int64_t H) {
+  return o * s - p < 0 || o * s - p + (K - 1) * d >= H;
+}
+/* conv2d's outputs whose windows reach padding, over real input elements only (a non-finite weight: im2col's padding
+   zeros times it were NaN); X one image's (C, H, W) strides sxc, sxh, sxw, images sxn apart; weight element
+   (oc, k = (c*KH + kh)*KW + kw) at Wt[oc*sw0 + k*swk]; Y contiguous (N, OC, OH, OW) */
+static __attribute__((unused)) void gcdbg_conv_border_%[1]s(const %[2]s *X, int64_t sxn, int64_t sxc, int64_t sxh, int64_t sxw,
+    int64_t N, int64_t G, int64_t CG, int64_t H, int64_t W, const %[2]s *Wt, int64_t sw0, int64_t swk, const %[2]s *bias, int64_t sb,
+    int64_t OC, int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t s0, int64_t s1, int64_t p0, int64_t p1, int64_t d0, int64_t d1, %[2]s *Y) {
+  const int64_t OCG = OC / G;
+  #pragma omp parallel for collapse(2) if(N * OC >= 2 && !omp_in_parallel())
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t oc = 0; oc < OC; oc++) {
+      const %[2]s *x = X + n * sxn + (oc / OCG) * CG * sxc, *w = Wt + oc * sw0;
+      for (int64_t oh = 0; oh < OH; oh++) {
+        const int re = gcdbg_conv_edge(oh, s0, p0, KH, d0, H);
+        for (int64_t ow = 0; ow < OW; ow++) {
+          if (!re && !gcdbg_conv_edge(ow, s1, p1, KW, d1, W)) continue;
+          double a = 0;
+          for (int64_t c = 0; c < CG; c++)
+            for (int64_t kh = 0; kh < KH; kh++) {
+              const int64_t ih = oh * s0 - p0 + kh * d0;
+              if (ih < 0 || ih >= H) continue;
+              for (int64_t kw = 0; kw < KW; kw++) {
+                const int64_t iw = ow * s1 - p1 + kw * d1;
+                if (iw >= 0 && iw < W) a += (double)w[((c * KH + kh) * KW + kw) * swk] * (double)x[c * sxc + ih * sxh + iw * sxw];
+              }
+            }
+          Y[((n * OC + oc) * OH + oh) * OW + ow] = bias ? (%[2]s)a + bias[oc * sb] : (%[2]s)a;
+        }
+      }
+    }
+}
+/* one image's and group's weight-gradient product added to acc (OCG x CG*KH*KW) over real input elements only; dY element
+   (o, oh, ow) at dY[o*so + (oh*OW + ow)*sp], x the group's first channel with strides sxc, sxh, sxw */
+static __attribute__((unused)) void gcdbg_conv_bwdw_direct_%[1]s(const %[2]s *dY, int64_t so, int64_t sp, const %[2]s *x,
+    int64_t sxc, int64_t sxh, int64_t sxw, int64_t OCG, int64_t CG, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t OH, int64_t OW,
+    int64_t s0, int64_t s1, int64_t p0, int64_t p1, int64_t d0, int64_t d1, %[2]s *acc) {
+  for (int64_t o = 0; o < OCG; o++)
+    for (int64_t c = 0; c < CG; c++)
+      for (int64_t kh = 0; kh < KH; kh++)
+        for (int64_t kw = 0; kw < KW; kw++) {
+          %[2]s a = 0;
+          for (int64_t oh = 0; oh < OH; oh++) {
+            const int64_t ih = oh * s0 - p0 + kh * d0;
+            if (ih < 0 || ih >= H) continue;
+            for (int64_t ow = 0; ow < OW; ow++) {
+              const int64_t iw = ow * s1 - p1 + kw * d1;
+              if (iw >= 0 && iw < W) a += dY[o * so + (oh * OW + ow) * sp] * x[c * sxc + ih * sxh + iw * sxw];
+            }
+          }
+          acc[o * CG * KH * KW + (c * KH + kh) * KW + kw] += a;
+        }
+}
+/* the weight gradient dW (OC x CG*KH*KW) again over real input elements only, output channels in parallel, each
+   channel's images in order: dY (N, OC, plane) strides syn, syc, sp; X (N, C, H, W) strides sxn, sxc, sxh, sxw */
+static __attribute__((unused)) void gcdbg_conv_bwdw_redo_%[1]s(const %[2]s *dY, int64_t syn, int64_t syc, int64_t sp,
+    const %[2]s *X, int64_t sxn, int64_t sxc, int64_t sxh, int64_t sxw, int64_t N, int64_t G, int64_t OC, int64_t CG, int64_t H, int64_t W,
+    int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t s0, int64_t s1, int64_t p0, int64_t p1, int64_t d0, int64_t d1, %[2]s *dW) {
+  const int64_t OCG = OC / G, CGK = CG * KH * KW;
+  #pragma omp parallel for if(OC >= 2 && !omp_in_parallel())
+  for (int64_t oc = 0; oc < OC; oc++) {
+    for (int64_t k = 0; k < CGK; k++) dW[oc * CGK + k] = 0;
+    for (int64_t n = 0; n < N; n++)
+      gcdbg_conv_bwdw_direct_%[1]s(dY + n * syn + oc * syc, syc, sp, X + n * sxn + (oc / OCG) * CG * sxc, sxc, sxh, sxw, 1, CG, H, W,
+          KH, KW, OH, OW, s0, s1, p0, p1, d0, d1, dW + oc * CGK);
+  }
+}
+`, sanitizeIdent(t), t)
+}
