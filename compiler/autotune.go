@@ -47,6 +47,11 @@ type Decision struct {
 	// timed on a busy machine is measured again once the machine is quiet
 	// (loadavg.go).
 	Load float64 `json:"load,omitempty"`
+	// Program is the check of the whole program's configurations
+	// (autotune_program.go) that decided Choice; Alone is the kernel's own
+	// choice's label where the program runs another.
+	Program *ProgramCheck `json:"program,omitempty"`
+	Alone   string        `json:"alone,omitempty"`
 }
 
 // CandidateTime is one alternative's median time over the rounds it ran
@@ -61,7 +66,11 @@ type CandidateTime struct {
 // String is the decision in one line: the choice, then every candidate's time.
 func (d *Decision) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s (choice %d)", d.Kernel, d.Label, d.Choice)
+	fmt.Fprintf(&b, "%s: %s (choice %d", d.Kernel, d.Label, d.Choice)
+	if d.Alone != "" {
+		fmt.Fprintf(&b, ", chosen in the program; timed alone, %s won", d.Alone)
+	}
+	b.WriteString(")")
 	if len(d.Times) == 0 {
 		return b.String()
 	}
@@ -83,6 +92,9 @@ func (d *Decision) String() string {
 		how += ", cached"
 	}
 	fmt.Fprintf(&b, " (%s)", how)
+	if d.Program != nil {
+		b.WriteString("; " + d.Program.String())
+	}
 	return b.String()
 }
 
@@ -289,11 +301,16 @@ func (s *choiceStore) load(key, syms string) (*Decision, bool) {
 }
 
 func (s *choiceStore) save(key, syms string, d Decision) error {
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return err
-	}
 	data, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
+		return err
+	}
+	return s.write(s.path(key, syms), data)
+}
+
+// write puts data at path atomically (a temporary file renamed).
+func (s *choiceStore) write(path string, data []byte) error {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(s.dir, ".tmp-*")
@@ -306,7 +323,7 @@ func (s *choiceStore) save(key, syms string, d Decision) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("choice cache: %v %v", werr, cerr)
 	}
-	return os.Rename(tmp.Name(), s.path(key, syms))
+	return os.Rename(tmp.Name(), path)
 }
 
 // CachedChoices returns the decisions cached on this machine for a kernel
@@ -317,24 +334,30 @@ func CachedChoices(key string) []Decision {
 	if key == "" || !AutotuneEnabled() {
 		return nil
 	}
-	s, err := openChoices("")
-	if err != nil {
-		return nil
-	}
-	files, _ := filepath.Glob(filepath.Join(s.dir, key+"-*.json"))
-	sort.Strings(files)
 	var out []Decision
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
+	cachedFiles(key+"-*.json", func(data []byte) {
 		var d Decision
 		if json.Unmarshal(data, &d) == nil && d.Machine == Machine() {
 			out = append(out, d)
 		}
-	}
+	})
 	return out
+}
+
+// cachedFiles calls use with the contents of every file of this machine's
+// choice cache whose name matches pattern, in name order.
+func cachedFiles(pattern string, use func(data []byte)) {
+	s, err := openChoices("")
+	if err != nil {
+		return
+	}
+	files, _ := filepath.Glob(filepath.Join(s.dir, pattern))
+	sort.Strings(files)
+	for _, f := range files {
+		if data, err := os.ReadFile(f); err == nil {
+			use(data)
+		}
+	}
 }
 
 // symsKey is the symbol values of a run (shapes of a dynamic program).
@@ -365,11 +388,7 @@ func ForcedChoice() int32 {
 func tunable(m *Manifest) []KernelSpec {
 	var out []KernelSpec
 	for _, st := range m.Steps {
-		for _, k := range st.Kernels {
-			if len(k.Alternatives) > 1 {
-				out = append(out, k)
-			}
-		}
+		out = append(out, tunableOf(st.Kernels)...)
 	}
 	return out
 }
@@ -412,6 +431,7 @@ func (x *execution) autotune() ([]Decision, error) {
 			out = append(out, *d)
 		}
 	}
+	warm := false
 	if len(fixed) < len(ks) {
 		// One untimed run fills every intermediate with the values this
 		// program computes from its inputs, so each candidate is timed on
@@ -421,6 +441,7 @@ func (x *execution) autotune() ([]Decision, error) {
 		if _, _, err := x.once(); err != nil {
 			return nil, err
 		}
+		warm = true
 		measure := func(choices []int32) ([]float64, error) {
 			x.setChoices(choices)
 			ks := x.sh.float64s(x.lay.seconds, x.lay.nKernels)
@@ -448,6 +469,9 @@ func (x *execution) autotune() ([]Decision, error) {
 			fixed[d.Index] = d.Choice
 			out = append(out, d)
 		}
+	}
+	if err := x.checkProgram(ks, store, syms, warm, fixed, out); err != nil {
+		return nil, err
 	}
 	choices := make([]int32, x.lay.nKernels)
 	for i, c := range fixed {

@@ -23,7 +23,7 @@ import (
 
 // compileText takes graph text through every stage and builds its
 // (inference) program.
-func compileText(b *testing.B, name, text string) (*compiler.Artifact, *trace.Trace, *stages.Unit) {
+func compileText(b testing.TB, name, text string) (*compiler.Artifact, *trace.Trace, *stages.Unit) {
 	b.Helper()
 	if _, err := exec.LookPath("cc"); err != nil {
 		b.Skip("no C compiler (cc) on PATH")

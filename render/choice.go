@@ -53,7 +53,7 @@ import (
 //     runs the NN GEMM (OpenBLAS's, or oneDNN's with choiceDNNL) on the copy
 //     (gemm_pack.go); never with choiceGenGEMM. Judged by the same verdict.
 const (
-	choiceOneThread = 1
+	choiceOneThread = compiler.ChoiceOneThread // the program check flips it (compiler/autotune_program.go)
 	choiceGenGEMM   = 2
 	choiceStream    = 4
 	choiceDNNL      = 8

@@ -98,6 +98,7 @@ func printWrapper(u *Unit) string {
 // was not measured yet.
 func printChoices(ks []compiler.KernelSpec) string {
 	var b strings.Builder
+	progs := compiler.CachedProgramChecks(ks)
 	for _, k := range ks {
 		if len(k.Alternatives) < 2 {
 			continue
@@ -120,8 +121,17 @@ func printChoices(ks []compiler.KernelSpec) string {
 		}
 		for _, d := range ds {
 			d.Kernel = k.Name
+			if len(ds) == 1 && len(progs) == 1 {
+				// The choice this program runs: its kernels' choices
+				// confirmed together (compiler/autotune_program.go).
+				d = progs[0].InProgram(k, d)
+				d.Program = nil // printed once, below
+			}
 			fmt.Fprintf(&b, "//   %s\n", render.Comment(d.String()))
 		}
+	}
+	for _, pc := range progs {
+		fmt.Fprintf(&b, "//   %s\n", render.Comment(pc.String()))
 	}
 	if b.Len() > 0 {
 		b.WriteString("\n")
