@@ -19,9 +19,11 @@ import (
 // shape or a layout (a stride 0 of an expanded operand), the call returns
 // 0 and the kernel runs its im2col path, so a program never fails for it.
 //
-// Each call site keeps its primitive, the reorders and the blocked
-// buffers in a static state made on its first call (JIT: the autotuner's
-// untimed first run pays it) and made again when a dynamic shape changes.
+// Each call site keeps its primitive and the reorders in a static state
+// made on its first call (JIT: the autotuner's untimed first run pays it)
+// and made again when a dynamic shape changes; the blocked buffers are
+// three shared slots (gcdbg_dnn_blocked) that grow to the largest call
+// site's, not a set per call site kept for the process's life.
 // The operands are described with their own strides
 // (dnnl_memory_desc_init_by_strides), so strided views need no packing.
 // Not bit-identical to the im2col path (another order of the sums); the
@@ -93,7 +95,21 @@ static int gcdbg_dconv_refuse(const char *why) {
 }
 /* One operand of a convolution: the caller's plain (strided) layout, the
    layout the primitive chose, and the reorder between them when they differ. */
-typedef struct { gcdbg_dh user, prim, reorder; void *buf; } gcdbg_dop;
+typedef struct { gcdbg_dh user, prim, reorder; size_t bytes; } gcdbg_dop;
+/* The blocked buffers, shared by every call site: slot i holds operand i's (kernels run one at a time, and each call
+   reorders its inputs in and its output out), growing to the largest; per call site they were kept for the
+   process's life, one set per conv kernel whether or not the kernel chose the primitive (the autotuner runs every
+   candidate). */
+static void *gcdbg_dnn_blocked(int i, size_t bytes) {
+  static void *buf[3];
+  static size_t cap[3];
+  if (bytes > cap[i]) {
+    free(buf[i]);
+    buf[i] = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    cap[i] = buf[i] ? bytes : 0;
+  }
+  return buf[i];
+}
 /* One call site's primitive, made on its first call and remade when a
    dynamic shape changes (key). kind 0: forward (a = src, b = weights, c = dst,
    bias optional); 1: backward data (a = diff_dst, b = weights, c = diff_src);
@@ -102,9 +118,9 @@ typedef struct { int64_t key[24]; int state; gcdbg_dh conv; gcdbg_dop op[3]; gcd
 static int gcdbg_dop_make(gcdbg_dop *o, const gcdbg_dmd *user, const gcdbg_dmd *prim, int in) {
   if (gcdbg_dnn.mem_create(&o->user, user, gcdbg_dnn.eng, NULL)) return 0;
   if (gcdbg_dnn.md_equal(user, prim)) { o->prim = o->user; return 1; }
-  o->buf = aligned_alloc(64, (gcdbg_dnn.md_size(prim) + 63) / 64 * 64);
+  o->bytes = gcdbg_dnn.md_size(prim); /* its buffer: gcdbg_dnn_blocked's slot, set on each call */
   gcdbg_dh rpd;
-  if (!o->buf || gcdbg_dnn.mem_create(&o->prim, prim, gcdbg_dnn.eng, o->buf)) return 0;
+  if (gcdbg_dnn.mem_create(&o->prim, prim, gcdbg_dnn.eng, NULL)) return 0;
   if (in ? gcdbg_dnn.reorder_pd(&rpd, user, gcdbg_dnn.eng, prim, gcdbg_dnn.eng, NULL) : gcdbg_dnn.reorder_pd(&rpd, prim, gcdbg_dnn.eng, user, gcdbg_dnn.eng, NULL)) return 0;
   const int st = gcdbg_dnn.prim_create(&o->reorder, rpd);
   gcdbg_dnn.pd_destroy(rpd);
@@ -166,6 +182,10 @@ static int gcdbg_dconv_run(gcdbg_dconv *d, int kind, const int64_t *ga, const in
   for (int i = 0; i < 3; i++) {
     gcdbg_dop *o = &d->op[i];
     if (gcdbg_dnn.mem_set(o->user, p[i])) return gcdbg_dconv_refuse("data handle");
+    if (o->prim != o->user) {
+      void *bb = gcdbg_dnn_blocked(i, o->bytes);
+      if (!bb || gcdbg_dnn.mem_set(o->prim, bb)) return gcdbg_dconv_refuse("blocked buffer");
+    }
     if (i < 2 && o->reorder) {
       gcdbg_darg ra[2] = {{1, o->user}, {17, o->prim}};
       if (gcdbg_dnn.execute(o->reorder, gcdbg_dnn.stream, 2, ra)) return gcdbg_dconv_refuse("reorder");
