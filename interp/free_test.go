@@ -34,7 +34,7 @@ func TestRunDropsDeadValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := evalWith(g, nil, nil, true)
+	env, err := evalWith(g, nil, nil, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func Run(g *ir.Graph, override Inputs) ([]ir.Value, error) {
 
 // RunWith is Run under opt (the float64 reference runs).
 func RunWith(g *ir.Graph, override Inputs, opt Options) ([]ir.Value, error) {
-	env, err := evalWith(g, override, newPrecision(opt), true)
+	env, err := evalWith(g, override, newPrecision(opt), true, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -43,20 +43,29 @@ func RunWith(g *ir.Graph, override Inputs, opt Options) ([]ir.Value, error) {
 
 // Eval executes g and returns every node's value.
 func Eval(g *ir.Graph, override Inputs) (map[*ir.Node]ir.Value, error) {
-	return evalWith(g, override, nil, false)
+	return evalWith(g, override, nil, false, nil)
 }
 
 // EvalWith is Eval under opt.
 func EvalWith(g *ir.Graph, override Inputs, opt Options) (map[*ir.Node]ir.Value, error) {
-	return evalWith(g, override, newPrecision(opt), false)
+	return evalWith(g, override, newPrecision(opt), false, nil)
+}
+
+// EvalKeeping is EvalWith that drops each value after its last reader, as
+// Run does, except the values of the nodes in keep: the returned env holds
+// those and the output node's arguments only (the float64 reference runs
+// read the outputs and the mutated inputs, not the temporaries).
+func EvalKeeping(g *ir.Graph, override Inputs, opt Options, keep map[*ir.Node]bool) (map[*ir.Node]ir.Value, error) {
+	return evalWith(g, override, newPrecision(opt), true, keep)
 }
 
 // evalWith runs g node by node. With free (Run, RunWith: only the outputs
 // are wanted) a value leaves env after the last node that reads it, so a
 // training graph's forward activations and backward temporaries are not all
 // held at once (a WaveNet at B8 x T4096 held 11 GB in float64); a value
-// aliased by a later view stays alive through that view's own entry.
-func evalWith(g *ir.Graph, override Inputs, p *precision, free bool) (map[*ir.Node]ir.Value, error) {
+// aliased by a later view stays alive through that view's own entry. The
+// nodes in keep are never dropped.
+func evalWith(g *ir.Graph, override Inputs, p *precision, free bool, keep map[*ir.Node]bool) (map[*ir.Node]ir.Value, error) {
 	env := make(map[*ir.Node]ir.Value, len(g.Nodes))
 	var last map[*ir.Node]int
 	if free {
@@ -75,11 +84,11 @@ func evalWith(g *ir.Graph, override Inputs, p *precision, free bool) (map[*ir.No
 			continue
 		}
 		n.EachInput(func(in *ir.Node) {
-			if last[in] == i {
+			if last[in] == i && !keep[in] {
 				delete(env, in)
 			}
 		})
-		if _, used := last[n]; !used {
+		if _, used := last[n]; !used && !keep[n] {
 			delete(env, n)
 		}
 	}

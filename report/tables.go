@@ -154,7 +154,7 @@ func runTables(b *strings.Builder, gr *runner.GraphResult) {
 	}
 	t := gr.Timing
 	b.WriteString(`<h4>timing (medians)</h4><table class="t timing"><tr><th>what</th><th>ms</th></tr>` + "\n")
-	fmt.Fprintf(b, `<tr><td>gcdbg eager interpreter (%s, %d runs)</td><td class="num">%.3f</td></tr>`+"\n", esc(t.Covers), t.Runs, t.EagerMS)
+	fmt.Fprintf(b, `<tr><td>gcdbg eager interpreter (%s, %d runs)%s</td><td class="num">%.3f</td></tr>`+"\n", esc(t.Covers), t.Runs, esc(t.EagerNote()), t.EagerMS)
 	if t.CompiledMS > 0 {
 		fmt.Fprintf(b, `<tr><td>compiled</td><td class="num">%.3f</td></tr>`+"\n", t.CompiledMS)
 	}

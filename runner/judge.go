@@ -38,11 +38,10 @@ func newReferences(u *stages.Unit) (*references, error) {
 			r.initial[wb.Target] = td.T
 		}
 	}
-	if r.f64, r.f64Err = u.RunReference(interp.Options{Precision: interp.Float64}); r.f64Err == nil {
-		r.f64.Env = nil // only the native run's node values are read (ties); the rest is memory
-		if r.noise, _ = u.RunReference(interp.Options{Precision: interp.Float64Noise, Seed: interp.NoiseSeed}); r.noise != nil {
-			r.noise.Env = nil
-		}
+	// Only the native run's node values are read (ties); the float64 runs
+	// keep their outputs, grads and buffers, and drop the rest as they go.
+	if r.f64, r.f64Err = u.RunReferenceValues(interp.Options{Precision: interp.Float64}); r.f64Err == nil {
+		r.noise, _ = u.RunReferenceValues(interp.Options{Precision: interp.Float64Noise, Seed: interp.NoiseSeed})
 	}
 	return r, nil
 }

@@ -99,7 +99,10 @@ type Timing struct {
 	FallbackMS float64 `json:"fallback_ms,omitempty"`
 	OutsideMS  float64 `json:"outside_ms,omitempty"`
 	Runs       int     `json:"runs"`
-	Covers     string  `json:"covers"`
+	// EagerRuns is how many timings EagerMS is the median of: Runs, or
+	// fewer where one eager run is slow (timeEager's budget).
+	EagerRuns int    `json:"eager_runs"`
+	Covers    string `json:"covers"`
 }
 
 // Options tune a run.
@@ -231,18 +234,39 @@ func runGraph(tr *trace.Trace, u *stages.Unit, opt Options) (GraphResult, *refer
 	if err := judgeGraph(u, refs, &gr, outs, grads); err != nil {
 		return gr, nil, where(err)
 	}
-	gr.Timing, err = timeEager(u, opt.Runs)
+	gr.Timing, err = timeEager(u, opt.Runs, refs.native.Seconds)
 	if err != nil {
 		return gr, nil, where(err)
 	}
 	return gr, refs, nil
 }
 
+// EagerNote says, when the eager time is the median of fewer timings
+// than the compiled one (a slow eager run, timeEager's budget), how many:
+// "" otherwise. Every view that prints EagerMS appends it.
+func (t Timing) EagerNote() string {
+	if t.EagerRuns <= 0 || t.EagerRuns >= t.Runs {
+		return ""
+	}
+	return fmt.Sprintf(" (eager: %d of %d runs; its runs are repeated only while they add up to less than %v)", t.EagerRuns, t.Runs, eagerTimingBudget)
+}
+
+// eagerTimingBudget bounds how long timeEager repeats the eager
+// interpreter: the timings (the native reference run's included) stop at
+// Options.Runs or once they add up to this, so a graph whose eager run
+// takes a minute is timed once, by the reference run itself, instead of
+// five more times (Timing.EagerRuns says how many).
+const eagerTimingBudget = 2 * time.Second
+
 // timeEager times gcdbg's eager reference like for like with the producer's
 // timing: forward plus backward (the joint graph) for training graphs.
-func timeEager(u *stages.Unit, runs int) (Timing, error) {
+// first is the native reference run's timing of that same work
+// (stages.RefRun.Seconds), the first of the timings.
+func timeEager(u *stages.Unit, runs int, first float64) (Timing, error) {
 	times := make([]float64, 0, runs)
-	for r := 0; r < runs; r++ {
+	times = append(times, first*1000)
+	spent := time.Duration(first * float64(time.Second))
+	for len(times) < runs && spent < eagerTimingBudget {
 		t0 := time.Now()
 		var err error
 		if u.Joint != nil {
@@ -253,10 +277,12 @@ func timeEager(u *stages.Unit, runs int) (Timing, error) {
 		if err != nil {
 			return Timing{}, err
 		}
-		times = append(times, float64(time.Since(t0).Microseconds())/1000)
+		d := time.Since(t0)
+		spent += d
+		times = append(times, float64(d.Microseconds())/1000)
 	}
 	sort.Float64s(times)
-	t := Timing{EagerMS: times[len(times)/2], Runs: runs, Covers: "forward"}
+	t := Timing{EagerMS: times[len(times)/2], Runs: runs, EagerRuns: len(times), Covers: "forward"}
 	if u.Joint != nil {
 		t.Covers = "forward+backward"
 	}

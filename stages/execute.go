@@ -2,6 +2,7 @@ package stages
 
 import (
 	"fmt"
+	"time"
 
 	"gcdbg/interp"
 	"gcdbg/ir"
@@ -67,23 +68,64 @@ func (u *Unit) RunPipeline() (outs, grads []ir.Value, err error) {
 // user's outputs, the grads (training graphs) and the values after the run
 // of every buffer the graph mutates, keyed by the buffer's Target.
 type RefRun struct {
-	// Env is every node's value of the normalized graph's run.
+	// Env is every node's value of the normalized graph's run (nil from
+	// RunReferenceValues).
 	Env     map[*ir.Node]ir.Value
 	Outputs []ir.Value
 	Grads   []ir.Value
 	Buffers map[string]*tensor.Tensor
+	// Seconds is the wall time of the part of the run that RunJoint
+	// (training graphs) or RunEager (inference graphs) repeats: the joint
+	// graph's run, or the normalized graph's. With Native precision it is
+	// one timing of gcdbg's eager interpreter (runner's timeEager).
+	Seconds float64
 }
 
 // RunReference runs gcdbg's eager reference under opt: the normalized
 // graph for outputs and mutated buffers, the joint graph for grads. The
 // accuracy verdict runs it in float64 (and in float64 with simulated
-// float32 rounding) beside the native run.
+// float32 rounding) beside the native run. Env holds every node's value
+// (the native run's: ties.go reads them).
 func (u *Unit) RunReference(opt interp.Options) (*RefRun, error) {
-	env, err := interp.EvalWith(u.Normalized, nil, opt)
+	return u.runReference(opt, true)
+}
+
+// RunReferenceValues is RunReference without Env: each value of the
+// normalized graph is dropped after its last reader (the outputs and the
+// mutated buffers aside), so the float64 runs do not hold every
+// activation at once. The values are those of RunReference.
+func (u *Unit) RunReferenceValues(opt interp.Options) (*RefRun, error) {
+	return u.runReference(opt, false)
+}
+
+func (u *Unit) runReference(opt interp.Options, keepEnv bool) (*RefRun, error) {
+	var buffers []*ir.Node
+	for _, wb := range u.Writebacks() {
+		for _, n := range u.Normalized.Nodes {
+			if (n.Op == ir.Placeholder || n.Op == ir.GetAttr) && n.Target == wb.Target {
+				buffers = append(buffers, n)
+			}
+		}
+	}
+	t0 := time.Now()
+	var env map[*ir.Node]ir.Value
+	var err error
+	if keepEnv {
+		env, err = interp.EvalWith(u.Normalized, nil, opt)
+	} else {
+		keep := map[*ir.Node]bool{}
+		for _, n := range buffers {
+			keep[n] = true
+		}
+		env, err = interp.EvalKeeping(u.Normalized, nil, opt, keep)
+	}
 	if err != nil {
 		return nil, err
 	}
-	ref := &RefRun{Env: env, Buffers: map[string]*tensor.Tensor{}}
+	ref := &RefRun{Buffers: map[string]*tensor.Tensor{}, Seconds: time.Since(t0).Seconds()}
+	if keepEnv {
+		ref.Env = env
+	}
 	if out := u.Normalized.OutputNode(); out != nil && len(out.Args) > 0 {
 		v := ir.MapArg(out.Args[0], func(n *ir.Node) ir.Arg { return env[n] })
 		switch x := v.(type) {
@@ -95,20 +137,19 @@ func (u *Unit) RunReference(opt interp.Options) (*RefRun, error) {
 			ref.Outputs = []ir.Value{v}
 		}
 	}
-	for _, wb := range u.Writebacks() {
-		for _, n := range u.Normalized.Nodes {
-			if (n.Op == ir.Placeholder || n.Op == ir.GetAttr) && n.Target == wb.Target {
-				if t, ok := env[n].(*tensor.Tensor); ok {
-					ref.Buffers[wb.Target] = t
-				}
-			}
+	for _, n := range buffers {
+		if t, ok := env[n].(*tensor.Tensor); ok {
+			ref.Buffers[n.Target] = t
 		}
 	}
+	env = nil
 	if u.Joint != nil {
+		t0 = time.Now()
 		vals, err := interp.RunWith(u.Joint.Graph, nil, opt)
 		if err != nil {
 			return nil, err
 		}
+		ref.Seconds = time.Since(t0).Seconds()
 		if len(vals) != u.Joint.NumOutputs+len(u.Joint.GradTargets) {
 			return nil, fmt.Errorf("graph %q: joint graph returned %d values, want %d outputs + %d grads", u.Captured.Name, len(vals), u.Joint.NumOutputs, len(u.Joint.GradTargets))
 		}

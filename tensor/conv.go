@@ -173,11 +173,28 @@ func nnConv2dCore(x, w, b *Tensor, stride, padLo, padHi, dilation [2]int, groups
 		bd = nnData(b)
 	}
 	out := make([]float64, N*Cout*OH*OW)
+	if dt.IsFloat() {
+		if bd != nil {
+			for nc := 0; nc < N*Cout; nc++ {
+				plane := out[nc*OH*OW : (nc+1)*OH*OW]
+				for i := range plane {
+					plane[i] = bd[nc%Cout]
+				}
+			}
+		}
+		cs := newConvShape([]int{N, C, H, W}, w.Shape, OH, OW, stride, padLo, padHi, dilation, groups)
+		if cs.forwardBLAS(xd, wd, out) {
+			return nnSqueeze4D(nnFromData(dt, []int{N, Cout, OH, OW}, out), unb), nil
+		}
+	}
 	coutG := Cout / groups
 	sh, sw, dh, dw := stride[0], stride[1], dilation[0], dilation[1]
 	owLo, owHi := convColRanges(KW, W, OW, sw, dw, padLo[1])
-	for n := 0; n < N; n++ {
-		for oc := 0; oc < Cout; oc++ {
+	// Each output plane (image, channel) is its own sum: the planes are
+	// split across the cores, each computed as the serial loop does.
+	parallelRows(N*Cout, N*Cout*Cg*KH*KW*OH*OW, func(lo, hi int) {
+		for nc := lo; nc < hi; nc++ {
+			n, oc := nc/Cout, nc%Cout
 			g := oc / coutG
 			plane := out[(n*Cout+oc)*OH*OW : (n*Cout+oc+1)*OH*OW]
 			if bd != nil {
@@ -208,7 +225,7 @@ func nnConv2dCore(x, w, b *Tensor, stride, padLo, padHi, dilation [2]int, groups
 				}
 			}
 		}
-	}
+	})
 	return nnSqueeze4D(nnFromData(dt, []int{N, Cout, OH, OW}, out), unb), nil
 }
 

@@ -60,14 +60,19 @@ func convGeom(op string, in, w []int, stride, padding, dilation [2]int, groups i
 // order (the output columns whose input column is inside the image), so the
 // callers' sums run as plain loops instead of a call per product, in the
 // same order as one call per triple.
-func convWalk(in, w []int, OH, OW int, stride, padding, dilation [2]int, groups int, f func(xi, xs, wi, gi, cnt int)) {
-	N, C, H, W := in[0], in[1], in[2], in[3]
+// The batch images [nLo, nHi) and output channels [ocLo, ocHi) are
+// visited, in the order of the whole walk: a caller whose every sum falls
+// within one image (the input gradient) or one output channel (the weight
+// gradient) splits the walk across the cores by that dimension
+// (convWalkSplit) and gets the sums of the serial walk, bit for bit.
+func convWalk(in, w []int, OH, OW int, stride, padding, dilation [2]int, groups int, nLo, nHi, ocLo, ocHi int, f func(xi, xs, wi, gi, cnt int)) {
+	_, C, H, W := in[0], in[1], in[2], in[3]
 	Cout, Cg, KH, KW := w[0], w[1], w[2], w[3]
 	coutG := Cout / groups
 	sw := stride[1]
 	owLo, owHi := convColRanges(KW, W, OW, sw, dilation[1], padding[1])
-	for n := 0; n < N; n++ {
-		for oc := 0; oc < Cout; oc++ {
+	for n := nLo; n < nHi; n++ {
+		for oc := ocLo; oc < ocHi; oc++ {
 			g := oc / coutG
 			for icg := 0; icg < Cg; icg++ {
 				ic := g*Cg + icg
@@ -91,6 +96,22 @@ func convWalk(in, w []int, OH, OW int, stride, padding, dilation [2]int, groups 
 			}
 		}
 	}
+}
+
+// convWalkSplit runs convWalk over the whole convolution, split across the
+// cores by batch image (byImage: every sum of f stays within one image) or
+// by output channel (every sum within one channel).
+func convWalkSplit(in, w []int, OH, OW int, stride, padding, dilation [2]int, groups int, byImage bool, f func(xi, xs, wi, gi, cnt int)) {
+	work := Numel(in) / max(in[1], 1) * Numel(w) // multiply-adds, roughly
+	if byImage {
+		parallelRows(in[0], work, func(lo, hi int) {
+			convWalk(in, w, OH, OW, stride, padding, dilation, groups, lo, hi, 0, w[0], f)
+		})
+		return
+	}
+	parallelRows(w[0], work, func(lo, hi int) {
+		convWalk(in, w, OH, OW, stride, padding, dilation, groups, 0, in[0], lo, hi, f)
+	})
 }
 
 // Conv2dBackwardInput is the input gradient of conv2d (a transposed
@@ -119,7 +140,13 @@ func Conv2dBackwardInput(gradOut, w *Tensor, inShape []int, stride, padding, dil
 	}
 	gd, wd := nnData(gradOut), nnData(w)
 	gx := make([]float64, Numel(in))
-	convWalk(in, w.Shape, OH, OW, stride, padding, dilation, groups, func(xi, xs, wi, gi, cnt int) {
+	if dt := Promote(gradOut.DType, w.DType); dt.IsFloat() {
+		cs := newConvShape(in, w.Shape, OH, OW, stride, padding, padding, dilation, groups)
+		if cs.backwardInputBLAS(gd, wd, gx) {
+			return nnFromData(dt, inShape, gx), nil
+		}
+	}
+	convWalkSplit(in, w.Shape, OH, OW, stride, padding, dilation, groups, true, func(xi, xs, wi, gi, cnt int) {
 		wv := wd[wi]
 		for j, gv := range gd[gi : gi+cnt] {
 			gx[xi+j*xs] += gv * wv
@@ -154,7 +181,11 @@ func Conv2dBackwardWeight(gradOut, x *Tensor, wShape []int, stride, padding, dil
 	}
 	gd, xd := nnData(gradOut), nnData(x)
 	gw := make([]float64, Numel(wShape))
-	convWalk(in, wShape, OH, OW, stride, padding, dilation, groups, func(xi, xs, wi, gi, cnt int) {
+	cs := newConvShape(in, wShape, OH, OW, stride, padding, padding, dilation, groups)
+	if cs.backwardWeightBLAS(gd, xd, gw) {
+		return nnFromData(Promote(gradOut.DType, x.DType), wShape, gw), nil
+	}
+	convWalkSplit(in, wShape, OH, OW, stride, padding, dilation, groups, false, func(xi, xs, wi, gi, cnt int) {
 		acc := gw[wi]
 		for j, gv := range gd[gi : gi+cnt] {
 			acc += gv * xd[xi+j*xs]

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 )
 
 // This file holds the matrix products: Matmul (torch.matmul), Mm, Bmm,
@@ -84,10 +83,20 @@ func nnMatmulDType(op string, ts ...*Tensor) (DType, error) {
 	return dt, nil
 }
 
-// nnGemmAcc computes c[n×p] += a[n×k] · b[k×p] (row-major slices), i-k-j
-// order, splitting rows across two goroutines for large products.
-func nnGemmAcc(a, b, c []float64, n, k, p int) {
-	rows := func(lo, hi int) {
+// nnGemmAcc computes c[n×p] += a[n×k] · b[k×p] (row-major slices): through
+// dgemm for a large floating product (blas.go), else in i-k-j order,
+// splitting rows across the cores for large products.
+func nnGemmAcc(a, b, c []float64, n, k, p int, float bool) {
+	if float && gemmBLAS(a, b, c, n, k, p, false, false, 1) {
+		return
+	}
+	nnGemmAccLoops(a, b, c, n, k, p)
+}
+
+// nnGemmAccLoops is nnGemmAcc's loops: each c element sums its k products
+// in order, whatever the split.
+func nnGemmAccLoops(a, b, c []float64, n, k, p int) {
+	parallelRows(n, n*k*p, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			crow := c[i*p : (i+1)*p]
 			arow := a[i*k : (i+1)*k]
@@ -98,23 +107,21 @@ func nnGemmAcc(a, b, c []float64, n, k, p int) {
 				}
 			}
 		}
-	}
-	if n >= 2 && n*k*p >= 1<<16 {
-		mid := n / 2
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() { defer wg.Done(); rows(mid, n) }()
-		rows(0, mid)
-		wg.Wait()
-		return
-	}
-	rows(0, n)
+	})
 }
 
-// nnLinearDots computes res[r, o] = x[r, :] · w[o, :] (both row-major),
-// splitting the output features across two goroutines for large products.
-func nnLinearDots(x, w, res []float64, rows, in, out int) {
-	cols := func(lo, hi int) {
+// nnLinearDots computes res[r, o] = x[r, :] · w[o, :] (both row-major):
+// through dgemm for a large floating product, else as dot products with
+// four partial sums, splitting the output features across the cores.
+func nnLinearDots(x, w, res []float64, rows, in, out int, float bool) {
+	if float && gemmBLAS(x, w, res, rows, in, out, false, true, 0) {
+		return
+	}
+	nnLinearDotsLoops(x, w, res, rows, in, out)
+}
+
+func nnLinearDotsLoops(x, w, res []float64, rows, in, out int) {
+	parallelRows(out, rows*in*out, func(lo, hi int) {
 		for r := 0; r < rows; r++ {
 			xr := x[r*in : (r+1)*in]
 			for o := lo; o < hi; o++ {
@@ -134,17 +141,7 @@ func nnLinearDots(x, w, res []float64, rows, in, out int) {
 				res[r*out+o] = (s0 + s1) + (s2 + s3)
 			}
 		}
-	}
-	if out >= 2 && rows*in*out >= 1<<16 {
-		mid := out / 2
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() { defer wg.Done(); cols(mid, out) }()
-		cols(0, mid)
-		wg.Wait()
-		return
-	}
-	cols(0, out)
+	})
 }
 
 // nnBatchedProduct multiplies a[..., n, k] by b[..., k, p] with broadcast
@@ -162,6 +159,7 @@ func nnBatchedProduct(a, b *Tensor) ([]float64, []int, error) {
 		return nil, nil, fmt.Errorf("matmul: batch dimensions %v and %v are not broadcastable", abatch, bbatch)
 	}
 	ad, bd := nnData(a), nnData(b)
+	float := a.DType.IsFloat() || b.DType.IsFloat() // the product's dtype (nnMatmulDType)
 	nb := Numel(batch)
 	out := make([]float64, nb*n*p)
 	idx := make([]int, len(batch))
@@ -189,7 +187,7 @@ func nnBatchedProduct(a, b *Tensor) ([]float64, []int, error) {
 			}
 			boff = boff*sz + i
 		}
-		nnGemmAcc(ad[aoff*n*k:(aoff+1)*n*k], bd[boff*k*p:(boff+1)*k*p], out[bi*n*p:(bi+1)*n*p], n, k, p)
+		nnGemmAcc(ad[aoff*n*k:(aoff+1)*n*k], bd[boff*k*p:(boff+1)*k*p], out[bi*n*p:(bi+1)*n*p], n, k, p, float)
 	}
 	shape := append(append([]int{}, batch...), n, p)
 	return out, shape, nil
@@ -400,7 +398,7 @@ func Linear(x, w, b *Tensor) (*Tensor, error) {
 		return nil, fmt.Errorf("mat1 and mat2 shapes cannot be multiplied (%dx%d and %dx%d)", rows, in, win, out)
 	}
 	res := make([]float64, rows*out)
-	nnLinearDots(nnData(x), nnData(w), res, rows, in, out)
+	nnLinearDots(nnData(x), nnData(w), res, rows, in, out, dt.IsFloat())
 	shape := append(append([]int{}, x.Shape[:x.Dim()-1]...), out)
 	if b != nil {
 		if err := nnScaleAdd("linear", dt, res, shape, b, 1, 1); err != nil {

@@ -240,7 +240,7 @@ func (r *runPanel) view() string {
 			sb.WriteString("  " + styles.bad.Render("where to look: "+termsafe.String(g.FirstDifference)) + "\n")
 		}
 		t := g.Timing
-		fmt.Fprintf(&sb, "  time (%s, median of %d): gcdbg eager %.3f ms", t.Covers, t.Runs, t.EagerMS)
+		fmt.Fprintf(&sb, "  time (%s, median of %d): gcdbg eager %.3f ms%s", t.Covers, t.Runs, t.EagerMS, t.EagerNote())
 		if t.CompiledMS > 0 {
 			fmt.Fprintf(&sb, " · compiled %.3f ms", t.CompiledMS)
 		}

@@ -19,7 +19,7 @@ import (
 func printTiming(w io.Writer, g *runner.GraphResult) {
 	t := g.Timing
 	fmt.Fprintf(w, "  time (%s, median of %d):", t.Covers, t.Runs)
-	fmt.Fprintf(w, " eager interpreter %.3f ms", t.EagerMS)
+	fmt.Fprintf(w, " eager interpreter %.3f ms%s", t.EagerMS, t.EagerNote())
 	if t.CompiledMS > 0 {
 		fmt.Fprintf(w, " | compiled %.3f ms", t.CompiledMS)
 		if t.OutsideMS > 0 || t.FallbackMS > 0 {
