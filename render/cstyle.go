@@ -83,17 +83,24 @@ func newKernelGen(r *renderer, idx int, k *loopir.Kernel) *kernelGen {
 	return g
 }
 
+// indexReaders builds r.readers, every buffer's reading nodes, once:
+// scanning the program per node was quadratic.
+func (r *renderer) indexReaders() {
+	if r.readers != nil {
+		return
+	}
+	r.readers = map[string][]*loopir.Node{}
+	for _, m := range r.p.Nodes {
+		for _, rd := range m.Reads {
+			r.readers[rd.Buffer] = append(r.readers[rd.Buffer], m)
+		}
+	}
+}
+
 // internal reports whether every buffer n writes is read only by members
 // and is no output: it needs no memory.
 func (r *renderer) internal(n *loopir.Node, members map[*loopir.Node]bool) bool {
-	if r.readers == nil { // every buffer's readers, once: scanning the program per node was quadratic
-		r.readers = map[string][]*loopir.Node{}
-		for _, m := range r.p.Nodes {
-			for _, rd := range m.Reads {
-				r.readers[rd.Buffer] = append(r.readers[rd.Buffer], m)
-			}
-		}
-	}
+	r.indexReaders()
 	for _, w := range n.Writes {
 		if st := r.store[w.Buffer]; st != nil {
 			return false

@@ -127,6 +127,8 @@ func newRenderer(p *loopir.Program, kernels []*loopir.Kernel, plan *sched.Memory
 	r.foldCopyEpilogues()      // gemm_batch.go
 	r.foldGEMMsIntoEpilogues() // gemm_inplace.go
 	r.elideZeroFulls()         // scatter_zero.go
+	r.foldSliceScatters()      // slice_scatter_fold.go
+	r.foldCopiesIntoGathers()  // copy_reads.go
 	r.aliasInputOutputs()
 	return r, nil
 }

@@ -154,7 +154,7 @@ func (b *builder) nllParts(lp, target, weight ir.Arg, ignore int64) (loss, w ir.
 	}
 	keep := b.call("aten.ne", target, ignore)
 	safe := b.call("aten.where", keep, target, int64(0))
-	picked := b.call("aten.squeeze", b.call("aten.gather", lp, int64(cdim), b.call("aten.unsqueeze", safe, int64(cdim))), int64(cdim))
+	picked := b.call("aten.squeeze", b.gatherRows(lp, cdim, b.call("aten.unsqueeze", safe, int64(cdim))), int64(cdim)) // decomp_gather_rows.go
 	if weight != nil {
 		wt := b.call("aten.index_select", weight, int64(0), b.reshape(safe, []int{numelOf(ts)}))
 		w = b.call("aten.where", keep, b.reshape(wt, ts), int64(0))

@@ -59,6 +59,9 @@ func (b *jointBuilder) foldGradientSums() {
 		if sum == nil {
 			sum = b.foldSelectScatters(r, terms, users)
 		}
+		if sum == nil {
+			sum = b.foldSliceScatters(r, terms, users) // joint_slices.go
+		}
 		if sum != nil {
 			b.placeBefore(i, start, r, sum)
 		}
