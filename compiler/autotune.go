@@ -92,7 +92,8 @@ func (d *Decision) String() string {
 		how += ", cached"
 	}
 	fmt.Fprintf(&b, " (%s)", how)
-	if d.Program != nil {
+	if d.Program != nil && len(d.Program.Names) > 0 && d.Program.Names[0] == d.Kernel {
+		// Once per program: on its first tunable kernel's line.
 		b.WriteString("; " + d.Program.String())
 	}
 	return b.String()

@@ -70,7 +70,7 @@ type ProgramCheck struct {
 // String is the check in one line: every configuration's program time.
 func (p *ProgramCheck) String() string {
 	var b strings.Builder
-	b.WriteString("in the program (wall time): ")
+	fmt.Fprintf(&b, "in the program, the choices of its %d tunable kernels together (wall time): ", len(p.Kernels))
 	for i, c := range p.Configs {
 		if i > 0 {
 			b.WriteString(", ")
