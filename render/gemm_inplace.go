@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"gcdbg/loopir"
+	"gcdbg/sched"
 )
 
 // A GEMM whose epilogue writes a graph output of the product's size: the
@@ -55,13 +56,24 @@ func (r *renderer) foldGEMMsIntoEpilogues() {
 		if x == nil || !ok || len(xs) != 2 || outputs[x.Name] || len(readers[x.Name]) == 0 {
 			continue
 		}
-		pos := map[*loopir.Node]int{}
-		for i, n := range k.Nodes {
-			pos[n] = i
+		// Where the rendered kernel runs each member's loads: an inlined
+		// reader of X runs where its own reader does, maybe after Y's
+		// store (sched.LoadsRunBy).
+		member := map[*loopir.Node]bool{}
+		for _, n := range k.Nodes {
+			member[n] = true
 		}
+		runBy := sched.LoadsRunBy(r.p, k, func(buf string) bool {
+			for _, n := range readers[buf] {
+				if !member[n] {
+					return true
+				}
+			}
+			return false
+		})
 		last := 0
 		for _, n := range readers[x.Name] {
-			i, in := pos[n]
+			i, in := runBy[n]
 			if !in || n.Kind != loopir.Pointwise {
 				last = -1
 				break
@@ -73,7 +85,7 @@ func (r *renderer) foldGEMMsIntoEpilogues() {
 		}
 		ei := -1
 		for i := last; i < len(k.Nodes) && ei < 0; i++ {
-			if r.epilogueTarget(k.Nodes[i], x, xs, readers[x.Name], outputs) {
+			if r.epilogueTarget(k, k.Nodes[i], x, xs, readers, outputs) {
 				ei = i
 			}
 		}
@@ -115,16 +127,14 @@ func (r *renderer) foldGEMMsIntoEpilogues() {
 
 // epilogueTarget reports whether e, a member of k, can take the product x
 // (of sizes xs) in its output: e writes one buffer y of x's dtype and
-// element count, over the same points as every reader of x (all at or
-// before e), each of which loads x only at the index where e stores y.
-// y must be a graph output (its own slot).
-func (r *renderer) epilogueTarget(e *loopir.Node, x *loopir.Buffer, xs []int64, xReaders []*loopir.Node, outputs map[string]bool) bool {
-	// Only a graph output (its own slot in the memory plan). Folding into an
-	// intermediate (340a7fd) gave wrong gradients in an attention GRU
-	// decoder's training step (runner TestNoFalseAlarmOnCancelledBias,
-	// verdict/testdata/attn_bias.json: v.weight, gru.weight_hh off by up to
-	// 0.29); its cause was not found, so intermediates are not folded.
-	if e.Kind != loopir.Pointwise || len(e.Writes) != 1 || !outputs[e.Writes[0].Buffer] {
+// element count, over the same points as every reader of x (whose loads
+// all run by e's store), each of which loads x only at the index where e
+// stores y. y is a graph output, or an intermediate a later kernel reads
+// (one read only inside k has no memory: a register of the fused loop).
+// The memory plan never puts y in place over an input of e (sched's
+// inPlace: the GEMM writes y first).
+func (r *renderer) epilogueTarget(k *loopir.Kernel, e *loopir.Node, x *loopir.Buffer, xs []int64, readers map[string][]*loopir.Node, outputs map[string]bool) bool {
+	if e.Kind != loopir.Pointwise || len(e.Writes) != 1 {
 		return false
 	}
 	y := r.p.Buffers[e.Writes[0].Buffer]
@@ -141,12 +151,20 @@ func (r *renderer) epilogueTarget(e *loopir.Node, x *loopir.Buffer, xs []int64, 
 		return false
 	}
 	ranges := exprsKey(e.Ranges)
-	for _, n := range xReaders {
+	for _, n := range readers[x.Name] {
 		if exprsKey(n.Ranges) != ranges || !loadsOnlyAt(n, x.Name, at) {
 			return false
 		}
 	}
-	return true
+	if outputs[y.Name] {
+		return true
+	}
+	for _, n := range readers[y.Name] {
+		if r.kernelOf(n) != k {
+			return true
+		}
+	}
+	return false
 }
 
 func exprsKey(es []loopir.Expr) string {

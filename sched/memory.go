@@ -84,6 +84,14 @@ func (s *state) allocate(kernels []*loopir.Kernel, reuse bool) (int64, int, []Bu
 			}
 		}
 	}
+	readElsewhere := func(name string) bool {
+		for k := range readIn[name] {
+			if k != first[name] {
+				return true
+			}
+		}
+		return false
+	}
 	end := len(kernels) - 1
 	var rows []BufferLife
 	holder := map[string]*slot{} // buffer -> the slot it occupies
@@ -118,7 +126,7 @@ func (s *state) allocate(kernels []*loopir.Kernel, reuse bool) (int64, int, []Bu
 		}
 		var sl *slot
 		if reuse {
-			if in := s.inPlace(kernels[f], name, row, holder, last); in != "" {
+			if in := s.inPlace(kernels[f], name, row, holder, last, readElsewhere); in != "" {
 				sl, row.Reuse = holder[in], "inplace"
 			} else if sl = pickFree(slots, row, s.dtype(name)); sl != nil {
 				row.Reuse = "reuse"
@@ -194,22 +202,32 @@ func pickFree(slots []*slot, row BufferLife, dtype string) *slot {
 // inPlace finds an input of the pointwise node writing out, in kernel
 // kern, that the output can overwrite: an intermediate that dies in this
 // kernel, has the same dtype, sizes and strides, and is read in this
-// kernel only at the index out is written and only by the writer or
-// nodes before it (a later member would read the overwritten value).
-func (s *state) inPlace(kern *loopir.Kernel, out string, row BufferLife, holder map[string]*slot, last map[string]int) string {
+// kernel only at the index out is written and only by members whose
+// loads run by the writer's store (LoadsRunBy: a member inlined into a
+// later one would read the overwritten value). No other member writes
+// out (a GEMM writing its epilogue's output, gemm_inplace.go, would
+// overwrite the input before the epilogue reads it).
+func (s *state) inPlace(kern *loopir.Kernel, out string, row BufferLife, holder map[string]*slot, last map[string]int, readElsewhere func(string) bool) string {
 	var writer *loopir.Node
 	var wIdx loopir.Expr
-	pos := -1
-	for i, n := range kern.Nodes {
+	for _, n := range kern.Nodes {
 		for _, w := range n.Writes {
 			if w.Buffer == out {
-				writer, wIdx, pos = n, w.Index, i
+				writer, wIdx = n, w.Index
 			}
 		}
 	}
 	if writer == nil || writer.Kind != loopir.Pointwise || wIdx == nil || wIdx == loopir.StarIndex {
 		return ""
 	}
+	for _, n := range kern.Nodes {
+		for _, w := range s.writes(n) {
+			if w == out && n != writer {
+				return ""
+			}
+		}
+	}
+	var runBy map[*loopir.Node]int // LoadsRunBy, once a candidate needs it
 	ob := s.p.Buffers[out]
 	if ob == nil {
 		return ""
@@ -227,10 +245,13 @@ func (s *state) inPlace(kern *loopir.Kernel, out string, row BufferLife, holder 
 		if ib.DType != ob.DType || !rangesEqual(ib.Sizes, ob.Sizes) || !rangesEqual(ib.Strides, ob.Strides) {
 			continue
 		}
+		if runBy == nil {
+			runBy = LoadsRunBy(s.p, kern, readElsewhere)
+		}
 		ok := true
-		for i, n := range kern.Nodes {
+		for _, n := range kern.Nodes {
 			for _, r := range n.Reads {
-				if r.Buffer == in && (i > pos || r.Index == nil || r.Index.String() != wIdx.String()) {
+				if r.Buffer == in && (runBy[n] > runBy[writer] || r.Index == nil || r.Index.String() != wIdx.String()) {
 					ok = false
 				}
 			}
