@@ -184,8 +184,6 @@ func convPrelude(r *renderer) string {
 				b.WriteString(convAccHelper(r.d.Types[buf.DType], blasGemm(buf.DType)))
 				if buf.DType == tensor.Float32 || buf.DType == tensor.Float64 {
 					b.WriteString(convNonFiniteHelpers(r.d.Types[buf.DType])) // conv_nonfinite.go
-				}
-				if buf.DType == tensor.Float32 || buf.DType == tensor.Float64 {
 					b.WriteString(convDepthwiseHelpers(r.d.Types[buf.DType])) // conv_depthwise.go
 				}
 				if buf.DType == tensor.Float32 && r.gemms[buf.DType] {
@@ -358,16 +356,22 @@ func (g *kernelGen) convGEMM(x, w, bias *loopir.View, out *storage, ob *loopir.B
 	}
 	g.line("  }")
 	geo.parEnd(g)
-	if convNonFinite(ob.DType, pad) { // conv_nonfinite.go
-		if bp == "" {
-			bp, bs = "NULL", "0"
-		}
-		g.line("if (!gcdbg_conv_finite_%s(Wt, OC, CGK, %s, %s)) /* a NaN/Inf weight: the outputs whose windows reach padding again, without it (conv_nonfinite.go) */", tn, wst[0], wst[3])
-		g.line("  gcdbg_conv_border_%s(X, %s, %s, %s, %s, N, %d, CG, H, W, Wt, %s, %s, %s, %s, OC, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, %s);",
-			tn, sxn, g.e(xst[0]), g.e(xst[1]), g.e(xst[2]), groups, wst[0], wst[3], bp, bs, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], out.c)
+	// conv_nonfinite.go: after both paths when the weight flattens as it is (oneDNN's GEMM-based kernels multiply
+	// padding too), else after the im2col path on the packed weight
+	wflat := flatStride(w.Sizes[1:], w.Strides[1:])
+	if convNonFinite(ob.DType, pad) && (!dn || wflat == "") {
+		g.convBorderCheck(tn, "X", sxn, xst, "Wt", wst[0], wst[3], bp, bs, groups, stride, pad, dil, out.c)
 	}
 	if dn {
 		g.dnnlConvClose()
+		if convNonFinite(ob.DType, pad) && wflat != "" {
+			g.line("{")
+			g.ind++
+			geo.decl(g)
+			g.convBorderCheck(tn, g.ptr(x), sxn, xst, g.ptr(w), g.e(w.Strides[0]), wflat, bp, bs, groups, stride, pad, dil, out.c)
+			g.ind--
+			g.line("}")
+		}
 	}
 	g.ind--
 	g.line("}")
@@ -471,14 +475,21 @@ func (g *kernelGen) convBackwardWeight(n *loopir.Node, args []ir.Arg, out *stora
 	g.line("  for (int64_t k = 1; k < nt; k++) s += parts[k * per + i];")
 	g.line("  %s[i] = s;", out.c)
 	g.line("}")
-	if convNonFinite(ob.DType, pad) { // conv_nonfinite.go
-		g.line("if (!gcdbg_conv_finite_%s(%s, OC, CGK, CGK, 1)) /* NaN/Inf in dW, maybe a NaN/Inf dY times an im2col padding zero: again without the padding (conv_nonfinite.go) */", tn, out.c)
-		g.line("  gcdbg_conv_bwdw_redo_%s(%s, %s, %s, %s, %s, %s, %s, %s, %s, N, %d, OC, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, %s);",
-			tn, gyp, gys[0], gys[1], gys[3], g.ptr(x), g.e(x.Strides[0]), g.e(x.Strides[1]), g.e(x.Strides[2]), g.e(x.Strides[3]), groups,
-			stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], out.c)
+	// conv_nonfinite.go: after both paths when dY's planes flatten as they are, else after the im2col path on the packed dY
+	yflat := flatStride(gy.Sizes[2:], gy.Strides[2:])
+	if convNonFinite(ob.DType, pad) && (!dn || yflat == "") {
+		g.convRedoCheck(tn, gyp, gys[0], gys[1], gys[3], x, groups, stride, pad, dil, out.c)
 	}
 	if dn {
 		g.dnnlConvClose()
+		if convNonFinite(ob.DType, pad) && yflat != "" {
+			g.line("{")
+			g.ind++
+			geo.decl(g)
+			g.convRedoCheck(tn, g.ptr(gy), g.e(gy.Strides[0]), g.e(gy.Strides[1]), yflat, x, groups, stride, pad, dil, out.c)
+			g.ind--
+			g.line("}")
+		}
 	}
 	g.ind--
 	g.line("}")

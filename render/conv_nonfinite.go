@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 
+	"gcdbg/loopir"
 	"gcdbg/tensor"
 )
 
@@ -11,10 +12,17 @@ import (
 // im2col writes the padding as zeros into the column matrix, and the GEMM
 // multiplies them like any other element: a NaN or ±Inf weight times a
 // padding zero is NaN, so every output whose window reaches padding
-// through that tap is NaN. PyTorch 1.13's float32 convolutions (oneDNN:
-// forward, backward data, backward weights), oneDNN's primitive here
-// (conv_dnnl.go) and the eager interpreter (tensor/conv.go's column
-// ranges) skip padded positions: those outputs are finite. The same holds
+// through that tap is NaN. oneDNN's direct JIT kernels (what PyTorch
+// 1.13's float32 convolutions run for most shapes: forward, backward data,
+// backward weights) and the eager interpreter (tensor/conv.go's column
+// ranges) skip padded positions: those outputs are finite. oneDNN's
+// GEMM-based kernels, which it takes for a few channels per group (2 input
+// or 6 output channels per group in a probe) and for grouped dilated
+// weight gradients, multiply the padding as im2col does, so PyTorch's own
+// border is NaN there; the checks below also run after oneDNN's primitive
+// (conv_dnnl.go) where the operand flattens as it is, so every candidate
+// gives the eager interpreter's values (runner
+// TestConvNonFiniteGEMMKernels). The same holds
 // for the weight gradient Σ dY·col: a NaN or Inf dY element at an output
 // whose window reaches padding times the padding zero is NaN in the
 // gradient of the taps that reach it. The backward input (Wᵀ·dY, then
@@ -41,6 +49,29 @@ import (
 // non-finite checks.
 func convNonFinite(dt tensor.DType, pad [2]int64) bool {
 	return (dt == tensor.Float32 || dt == tensor.Float64) && pad != [2]int64{}
+}
+
+// convBorderCheck writes conv2d's check of the weight (w: pointer, stride
+// along OC, stride along the flattened CG·KH·KW) and the border outputs'
+// recomputation, x the input (pointer, image stride, one image's strides),
+// after the kernel's paths in a scope where convGeom.decl's names exist.
+func (g *kernelGen) convBorderCheck(tn, x, sxn string, xst []loopir.Expr, w, ws0, wsk, bias, sb string, groups int64, stride, pad, dil [2]int64, out string) {
+	if bias == "" {
+		bias, sb = "NULL", "0"
+	}
+	g.line("if (!gcdbg_conv_finite_%s(%s, OC, CGK, %s, %s)) /* a NaN/Inf weight: the outputs whose windows reach padding again, without it (conv_nonfinite.go) */", tn, w, ws0, wsk)
+	g.line("  gcdbg_conv_border_%s(%s, %s, %s, %s, %s, N, %d, CG, H, W, %s, %s, %s, %s, %s, OC, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, %s);",
+		tn, x, sxn, g.e(xst[0]), g.e(xst[1]), g.e(xst[2]), groups, w, ws0, wsk, bias, sb, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], out)
+}
+
+// convRedoCheck writes conv2d_backward_weight's check of dW (out) and its
+// recomputation without the padding, gy dY's pointer and strides (image,
+// channel, flattened plane), x the input view.
+func (g *kernelGen) convRedoCheck(tn, gy, sy0, sy1, syp string, x *loopir.View, groups int64, stride, pad, dil [2]int64, out string) {
+	g.line("if (!gcdbg_conv_finite_%s(%s, OC, CGK, CGK, 1)) /* NaN/Inf in dW, maybe a NaN/Inf dY times a padding zero: again without the padding (conv_nonfinite.go) */", tn, out)
+	g.line("  gcdbg_conv_bwdw_redo_%s(%s, %s, %s, %s, %s, %s, %s, %s, %s, N, %d, OC, CG, H, W, KH, KW, OH, OW, %d, %d, %d, %d, %d, %d, %s);",
+		tn, gy, sy0, sy1, syp, g.ptr(x), g.e(x.Strides[0]), g.e(x.Strides[1]), g.e(x.Strides[2]), g.e(x.Strides[3]), groups,
+		stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], out)
 }
 
 // convNonFiniteHelpers are the check and the two padding-skipping paths

@@ -76,3 +76,50 @@ func TestConvNonFiniteMatchesPyTorch(t *testing.T) {
 		})
 	}
 }
+
+// Convolutions for which oneDNN takes its GEMM-based kernels (2 input
+// channels per group; a dilated, grouped weight gradient;
+// testdata/models/conv_nonfinite_gemm.py): those multiply the padding like
+// im2col, and PyTorch 1.13 calls them, so there PyTorch's own border is NaN
+// where its direct kernels and the eager interpreter are finite. The
+// checks run after oneDNN's primitive too, so every candidate gives the
+// eager interpreter's values: before, the forced oneDNN run had NaN at
+// output 0's border and in b's weight gradient where the im2col run did not.
+func TestConvNonFiniteGEMMKernels(t *testing.T) {
+	tr, units, _ := renderConvPrograms(t, "conv_nonfinite_gemm.json")
+	paths := []map[string]string{{"GCDBG_CHOICE": "0"}}
+	if out, err := exec.Command("ldconfig", "-p").Output(); err == nil && strings.Contains(string(out), "libdnnl.so.2") {
+		paths = append(paths, map[string]string{"GCDBG_NO_BLAS": "0", "GCDBG_CHOICE": "16", "GCDBG_DNNL_CONV_REQUIRED": "1"})
+	}
+	for _, env := range paths {
+		t.Run("choice"+env["GCDBG_CHOICE"], func(t *testing.T) {
+			for k, v := range env {
+				t.Setenv(k, v)
+			}
+			res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Backend != "compiled" {
+				t.Fatalf("backend %q", res.Backend)
+			}
+			g := res.Graphs[0]
+			if len(g.Outputs) != 2 || len(g.Grads) != 6 {
+				t.Fatalf("%d outputs and %d grads, want 2 and 6", len(g.Outputs), len(g.Grads))
+			}
+			for i, o := range g.Outputs {
+				if o.VsEager == nil || !o.VsEager.Match || o.VsEager.NonFinite == 0 {
+					t.Errorf("output %d vs eager: %+v (want a match with NaN/Inf)", i, o.VsEager)
+				}
+			}
+			for _, gd := range g.Grads {
+				if gd.VsEager == nil || !gd.VsEager.Match {
+					t.Errorf("grad %s vs eager: %+v", gd.Name, gd.VsEager)
+				}
+				if gd.Name == "b.weight" && gd.VsEager.NonFinite == 0 {
+					t.Errorf("grad b.weight: no NaN/Inf (the fixture's dY should reach it)")
+				}
+			}
+		})
+	}
+}
