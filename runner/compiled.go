@@ -9,6 +9,7 @@ import (
 	"gcdbg/ir"
 	"gcdbg/stages"
 	"gcdbg/tensor"
+	"gcdbg/termsafe"
 	"gcdbg/trace"
 )
 
@@ -133,7 +134,9 @@ func runCompiled(tr *trace.Trace, u *stages.Unit, opt Options) (*compiledRun, er
 		if err != nil {
 			return nil, fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
 		}
+		stop := stillRunning(opt, fmt.Sprintf("graph %q's compiled %s program (%d timed runs)", termsafe.String(u.Captured.Name), lp.Role, opt.Runs))
 		res, err := compiler.Exec(p.Library, p.Manifest, in, compiler.ExecOptions{Runs: opt.Runs, Autotune: compiler.AutotuneEnabled()})
+		stop()
 		if err != nil {
 			return nil, fmt.Errorf("graph %q: %w", u.Captured.Name, err)
 		}

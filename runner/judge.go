@@ -28,7 +28,21 @@ type references struct {
 }
 
 func newReferences(u *stages.Unit) (*references, error) {
-	native, err := u.RunReference(interp.Options{})
+	return newReferencesSaying(u, func(string) func() { return func() {} })
+}
+
+// newReferencesSaying is newReferences that calls running(what) as each
+// run starts and the function it returns as the run ends (runGraph's
+// progress notices name the run going on).
+func newReferencesSaying(u *stages.Unit, running func(what string) func()) (*references, error) {
+	run := func(what string, opt interp.Options, keep map[*ir.Node]bool) (*stages.RefRun, error) {
+		defer running(what)()
+		return u.RunReferenceValues(opt, keep)
+	}
+	// The native run keeps the node values ties.go reads (Env), the
+	// float64 runs their outputs, grads and buffers; each drops the rest
+	// as it goes.
+	native, err := run("reference runs: 1 of 3 (eager, the graph's own dtypes)", interp.Options{}, tieInputs(u.Normalized))
 	if err != nil {
 		return nil, err
 	}
@@ -38,10 +52,8 @@ func newReferences(u *stages.Unit) (*references, error) {
 			r.initial[wb.Target] = td.T
 		}
 	}
-	// Only the native run's node values are read (ties); the float64 runs
-	// keep their outputs, grads and buffers, and drop the rest as they go.
-	if r.f64, r.f64Err = u.RunReferenceValues(interp.Options{Precision: interp.Float64}); r.f64Err == nil {
-		r.noise, _ = u.RunReferenceValues(interp.Options{Precision: interp.Float64Noise, Seed: interp.NoiseSeed})
+	if r.f64, r.f64Err = run("reference runs: 2 of 3 (float64)", interp.Options{Precision: interp.Float64}, nil); r.f64Err == nil {
+		r.noise, _ = run("reference runs: 3 of 3 (float64 with simulated float32 rounding)", interp.Options{Precision: interp.Float64Noise, Seed: interp.NoiseSeed}, nil)
 	}
 	return r, nil
 }

@@ -221,20 +221,25 @@ func runGraph(tr *trace.Trace, u *stages.Unit, opt Options) (GraphResult, *refer
 		gr.Stages["saved_bytes_save_everything"] = u.SaveAll.SavedBytes
 	}
 
-	stop := stillRunning(opt, fmt.Sprintf("graph %q's reference runs (eager float32, float64, simulated float32 rounding)", termsafe.String(name)))
-	refs, err := newReferences(u)
-	stop()
+	saying := func(what string) func() {
+		return stillRunning(opt, fmt.Sprintf("graph %q's %s", termsafe.String(name), what))
+	}
+	refs, err := newReferencesSaying(u, saying)
 	if err != nil {
 		return gr, nil, where(err)
 	}
+	stop := saying("pipeline graphs under the eager interpreter")
 	outs, grads, err := u.RunPipeline()
+	stop()
 	if err != nil {
 		return gr, nil, where(err)
 	}
 	if err := judgeGraph(u, refs, &gr, outs, grads); err != nil {
 		return gr, nil, where(err)
 	}
+	stop = saying("eager interpreter timing")
 	gr.Timing, err = timeEager(u, opt.Runs, refs.native.Seconds)
+	stop()
 	if err != nil {
 		return gr, nil, where(err)
 	}

@@ -128,33 +128,8 @@ func sameTensorMeta(a, b *ir.TensorMeta) bool {
 // tieSourceAt finds the sort/topk-like op whose index output the value of
 // n is, following copies (copiedValue).
 func tieSourceAt(g *ir.Graph, env map[*ir.Node]ir.Value, n *ir.Node) *tieSource {
-	n = copiedValue(g, n)
-	if n.Op != ir.CallFunction {
-		return nil
-	}
-	op := n
-	if n.Target == "operator.getitem" || n.Target == "aten.getitem" {
-		src, ok := n.Args[0].(*ir.Node)
-		if !ok || len(n.Args) < 2 || n.Args[1] != ir.Arg(int64(1)) {
-			return nil
-		}
-		if src.Target != "aten.topk" && src.Target != "aten.sort" && src.Target != "aten.kthvalue" && src.Target != "aten.median" {
-			return nil
-		}
-		op = src
-	} else if n.Target != "aten.argsort" && n.Target != "aten.argmax" && n.Target != "aten.argmin" {
-		return nil
-	}
-	d := ir.Lookup(op.Target)
-	if d == nil {
-		return nil
-	}
-	bound, err := d.Schema.Bind(op.Args, op.Kwargs)
-	if err != nil || len(bound) == 0 {
-		return nil
-	}
-	xn, ok := bound[0].(*ir.Node)
-	if !ok {
+	op, bound, xn := tieOp(copiedValue(g, n))
+	if op == nil {
 		return nil
 	}
 	x, err := interp.AsTensor(env[xn])
@@ -188,6 +163,55 @@ func tieSourceAt(g *ir.Graph, env map[*ir.Node]ir.Value, n *ir.Node) *tieSource 
 		ts.dim += len(x.Shape)
 	}
 	return ts
+}
+
+// tieOp is the op whose input's ties decide n's values — n itself
+// (argsort, argmax, argmin) or, for the indices of topk, sort, kthvalue or
+// median (getitem 1), that op — with its bound arguments and its input
+// node; nil when n's values do not depend on ties.
+func tieOp(n *ir.Node) (op *ir.Node, bound []ir.Arg, input *ir.Node) {
+	if n.Op != ir.CallFunction {
+		return nil, nil, nil
+	}
+	op = n
+	if n.Target == "operator.getitem" || n.Target == "aten.getitem" {
+		src, ok := n.Args[0].(*ir.Node)
+		if !ok || len(n.Args) < 2 || n.Args[1] != ir.Arg(int64(1)) {
+			return nil, nil, nil
+		}
+		if src.Target != "aten.topk" && src.Target != "aten.sort" && src.Target != "aten.kthvalue" && src.Target != "aten.median" {
+			return nil, nil, nil
+		}
+		op = src
+	} else if n.Target != "aten.argsort" && n.Target != "aten.argmax" && n.Target != "aten.argmin" {
+		return nil, nil, nil
+	}
+	d := ir.Lookup(op.Target)
+	if d == nil {
+		return nil, nil, nil
+	}
+	bound, err := d.Schema.Bind(op.Args, op.Kwargs)
+	if err != nil || len(bound) == 0 {
+		return nil, nil, nil
+	}
+	input, ok := bound[0].(*ir.Node)
+	if !ok {
+		return nil, nil, nil
+	}
+	return op, bound, input
+}
+
+// tieInputs are the nodes of g whose values tieSourceAt may read: the
+// inputs of every op whose indices are defined up to ties. The native
+// reference run keeps these (and the outputs) instead of every value.
+func tieInputs(g *ir.Graph) map[*ir.Node]bool {
+	keep := map[*ir.Node]bool{}
+	for _, n := range g.Nodes {
+		if _, _, in := tieOp(n); in != nil {
+			keep[in] = true
+		}
+	}
+	return keep
 }
 
 // selected are the values of ts.x the indices idx pick.

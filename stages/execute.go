@@ -87,18 +87,19 @@ type RefRun struct {
 // float32 rounding) beside the native run. Env holds every node's value
 // (the native run's: ties.go reads them).
 func (u *Unit) RunReference(opt interp.Options) (*RefRun, error) {
-	return u.runReference(opt, true)
+	return u.runReference(opt, true, nil)
 }
 
-// RunReferenceValues is RunReference without Env: each value of the
-// normalized graph is dropped after its last reader (the outputs and the
-// mutated buffers aside), so the float64 runs do not hold every
-// activation at once. The values are those of RunReference.
-func (u *Unit) RunReferenceValues(opt interp.Options) (*RefRun, error) {
-	return u.runReference(opt, false)
+// RunReferenceValues is RunReference that drops each value of the
+// normalized graph after its last reader, except the outputs, the mutated
+// buffers and the nodes in keep, so the runs do not hold every activation
+// at once: Env holds those (nil when keep is nil). The values are
+// RunReference's.
+func (u *Unit) RunReferenceValues(opt interp.Options, keep map[*ir.Node]bool) (*RefRun, error) {
+	return u.runReference(opt, false, keep)
 }
 
-func (u *Unit) runReference(opt interp.Options, keepEnv bool) (*RefRun, error) {
+func (u *Unit) runReference(opt interp.Options, keepEnv bool, keepNodes map[*ir.Node]bool) (*RefRun, error) {
 	var buffers []*ir.Node
 	for _, wb := range u.Writebacks() {
 		for _, n := range u.Normalized.Nodes {
@@ -114,6 +115,9 @@ func (u *Unit) runReference(opt interp.Options, keepEnv bool) (*RefRun, error) {
 		env, err = interp.EvalWith(u.Normalized, nil, opt)
 	} else {
 		keep := map[*ir.Node]bool{}
+		for n := range keepNodes {
+			keep[n] = true
+		}
 		for _, n := range buffers {
 			keep[n] = true
 		}
@@ -123,7 +127,7 @@ func (u *Unit) runReference(opt interp.Options, keepEnv bool) (*RefRun, error) {
 		return nil, err
 	}
 	ref := &RefRun{Buffers: map[string]*tensor.Tensor{}, Seconds: time.Since(t0).Seconds()}
-	if keepEnv {
+	if keepEnv || keepNodes != nil {
 		ref.Env = env
 	}
 	if out := u.Normalized.OutputNode(); out != nil && len(out.Args) > 0 {
