@@ -115,8 +115,13 @@ func (p *precision) result(d *ir.OpDef, args []ir.Value, out ir.Value) ir.Value 
 		}
 		scale := unitRoundoff * math.Sqrt(math.Max(1, termsPerResult(d, ins, t)))
 		n := t.Numel()
+		get, set := flatAccess(t)
+		var magAt func(int) float64
+		if mag != nil {
+			magAt, _ = flatAccess(mag)
+		}
 		for i := 0; i < n; i++ {
-			v := t.Flat(i)
+			v := get(i)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				continue
 			}
@@ -127,17 +132,29 @@ func (p *precision) result(d *ir.OpDef, args []ir.Value, out ir.Value) ir.Value 
 			// not, |result| >= that norm and the perturbation is relative.
 			size := math.Abs(v)
 			if mag != nil {
-				if m := math.Abs(mag.Flat(i)); m > size && !math.IsInf(m, 0) {
+				if m := math.Abs(magAt(i)); m > size && !math.IsInf(m, 0) {
 					size = m
 				}
 			}
 			if size == 0 {
 				continue
 			}
-			t.SetFlat(i, v+size*scale*(2*p.rng.Float64()-1))
+			set(i, v+size*scale*(2*p.rng.Float64()-1))
 		}
 	}
 	return out
+}
+
+// flatAccess is t.Flat and t.SetFlat, reading and writing a contiguous
+// floating tensor's storage directly (the same elements in the same
+// order, without the strided index computation per element).
+func flatAccess(t *tensor.Tensor) (get func(int) float64, set func(int, float64)) {
+	if t.S.F == nil || !t.IsContiguous() {
+		return t.Flat, t.SetFlat
+	}
+	d, dt := t.S.F[t.Offset:t.Offset+t.Numel()], t.DType
+	return func(i int) float64 { return d[i] },
+		func(i int, v float64) { d[i] = tensor.Round(dt, v) }
 }
 
 // selects reports whether d's floating results are elements of its inputs
@@ -189,8 +206,9 @@ func termNorms(d *ir.OpDef, args []ir.Value, nOut int) []*tensor.Tensor {
 		if x := sqTensor(args); d.Name == "aten.mean" && x != nil {
 			k = math.Max(1, termsPerResult(d, []*tensor.Tensor{x}, t))
 		}
+		get, set := flatAccess(t)
 		for i := 0; i < t.Numel(); i++ {
-			t.SetFlat(i, math.Sqrt(math.Abs(t.Flat(i))/k))
+			set(i, math.Sqrt(math.Abs(get(i))/k))
 		}
 	}
 	return norms
