@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // positions returns the storage position of every element of t in
@@ -448,6 +449,41 @@ func SubScaled(a, b *Tensor, alpha float64) (*Tensor, error) {
 	return binaryOp("sub", a, b, alpha)
 }
 
+// sameLayoutArith is binaryOp's add, sub, mul or div (alpha 1) of two
+// contiguous floating tensors of the result's shape and computation dtype
+// (loadF would copy them unchanged): the result's values computed straight
+// from both storages, without the two copies. nil for everything else.
+func sameLayoutArith(op string, a, b *Tensor, shape []int, ct DType, alpha float64) []float64 {
+	if alpha != 1 || a.DType != ct || b.DType != ct || a.S.F == nil || b.S.F == nil ||
+		!slices.Equal(a.Shape, shape) || !slices.Equal(b.Shape, shape) || !a.IsContiguous() || !b.IsContiguous() {
+		return nil
+	}
+	n := Numel(shape)
+	x, y := a.S.F[a.Offset:a.Offset+n], b.S.F[b.Offset:b.Offset+n]
+	r := make([]float64, n)
+	switch op {
+	case "add":
+		for i := range r {
+			r[i] = x[i] + y[i]
+		}
+	case "sub":
+		for i := range r {
+			r[i] = x[i] - y[i]
+		}
+	case "mul":
+		for i := range r {
+			r[i] = x[i] * y[i]
+		}
+	case "div":
+		for i := range r {
+			r[i] = x[i] / y[i]
+		}
+	default:
+		return nil
+	}
+	return r
+}
+
 func binaryOp(op string, a, b *Tensor, alpha float64) (*Tensor, error) {
 	if err := checkT(a, b); err != nil {
 		return nil, err
@@ -519,6 +555,9 @@ func binaryOp(op string, a, b *Tensor, alpha float64) (*Tensor, error) {
 		f, ok := floatBin[op]
 		if !ok {
 			return nil, fmt.Errorf("unknown binary op %q", op)
+		}
+		if x := sameLayoutArith(op, a, b, shape, ct, alpha); x != nil {
+			return fromF(out, shape, x), nil
 		}
 		x, _ := loadF(a, shape, ct)
 		y, _ := loadF(b, shape, ct)
