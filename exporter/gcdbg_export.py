@@ -417,6 +417,12 @@ class _Proxy(_IterFix, torch.fx.Proxy):
     def __getattr__(self, k):
         return _Attribute(self, k)
 
+    def __setitem__(self, key, value):
+        """`labels[iou < 0.4] = 0`, `x[:, 0] = y`: torch 1.13's fx Proxy has no item assignment
+        ("'Proxy' object does not support item assignment"); record the operator.setitem call
+        Dynamo records, which gcdbg functionalizes (later reads of self see the write)."""
+        self.tracer.create_proxy("call_function", operator.setitem, (self, key, value), {})
+
 
 def _reached_modules(fn):
     """nn.Modules a function reaches through its globals and closure, by name: a graph-break

@@ -189,6 +189,19 @@ func (d *decomposer) call(n *ir.Node) error {
 				return fmt.Errorf("decomposing %s: %w", def.Name, b.err)
 			}
 		}
+		if def.Name == "aten.index_put" { // decomp_index_put_mask.go: a bool mask and one value
+			b.made = map[*ir.Node]bool{}
+			if r := indexPutMask(b, bound); r != nil && b.err == nil {
+				if rn, ok := r.(*ir.Node); ok && b.made[rn] {
+					delete(d.names, rn.Name)
+					rn.Name = n.Name
+				}
+				d.mapped[n] = r
+				return nil
+			} else if b.err != nil {
+				return fmt.Errorf("decomposing %s: %w", def.Name, b.err)
+			}
+		}
 		c, err := d.emit(n, n.Name, def, bound)
 		if err != nil {
 			return err
