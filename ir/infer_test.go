@@ -337,6 +337,9 @@ func syntheticCases() map[string][]inferCase {
 	add("multi_margin_loss", tm(f32, []int{5}), tm(i64, []int{}), int64(2), 1.0, tm(f32, []int{5}), "mean")
 	add("multilabel_margin_loss", tm(f32, []int{3, 5}), tm(i64, []int{3, 5}), "none")
 	add("multilabel_margin_loss", tm(f32, []int{5}), tm(i64, []int{5}), "sum")
+	// ctc_loss infers by shapes (ops_ctc.go)
+	add("ctc_loss", tm(f32, []int{6, 3, 5}), tm(i64, []int{3, 4}), tm(i64, []int{3}), tm(i64, []int{3}), int64(0), "none", false)
+	add("ctc_loss", tm(f32, []int{6, 3, 5}), tm(i64, []int{3, 4}), tm(i64, []int{3}), tm(i64, []int{3}), int64(0), "mean", true)
 	add("threshold_", tm(f32, []int{3, 4}, 1, 3), 0.5, -1.0)
 	add("threshold_", tm(i64, []int{3, 4}), int64(0), int64(-2))
 	for _, in := range []*ir.TensorMeta{x, xt, xe, xs, xi, tm(bl, []int{3})} {

@@ -136,7 +136,6 @@ func CoverageTable(rows []CoverageRow) string {
 // list that gcdbg does not take, each with why; `gcdbg ops --coverage`
 // prints them after the core ATen table (the conformance table reads both).
 var outOfScopeFunctional = map[string]string{
-	"ctc_loss":                          "CTC's loss is the alpha recursion over time steps and target positions, with per-sample input and target lengths as tensors: a data-dependent dynamic program that gcdbg's core ops do not express (no loop over time)",
 	"triplet_margin_with_distance_loss": "with a distance_function: a Python callable (an nn.PairwiseDistance module in every OpInfo sample) cannot be an argument of a torch.fx trace, so the exporter cannot capture the call; Dynamo inlines the callable, so a captured graph holds pairwise_distance, clamp_min and mean, which gcdbg takes. The default distance (distance_function=None) is supported: it is triplet_margin_loss",
 	"fractional_max_pool2d":             "random draws: F.fractional_max_pool2d draws its window offsets (_random_samples) with torch.rand inside the call; the exporter does not record them and gcdbg never guesses a draw",
 	"squeeze_":                          "on a graph input (or a view of one): x.squeeze_() changes the caller's tensor's shape and strides (an input metadata mutation), which gcdbg's compiled graph cannot hand back; on a tensor the graph computes it is supported (the name is rebound to the view)",

@@ -18,6 +18,8 @@ func init() {
 		"torch.nn.functional.multilabel_margin_loss": {Op: "multilabel_margin_loss",
 			Schema: "multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean')"},
 		"torch.nn.functional._threshold": {Op: "threshold", Schema: "_threshold(input, threshold, value, inplace=False)"},
+		"torch.nn.functional.ctc_loss":   {Op: "ctc_loss"},
+		"torch.ctc_loss":                 {Op: "ctc_loss"},
 	} {
 		aliases[k] = v
 	}
