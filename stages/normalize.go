@@ -592,7 +592,7 @@ func checkMeta(n *ir.Node, got *ir.TensorMeta) error {
 	}
 	if !want.Shape.Equal(got.Shape) {
 		if mask := boolMaskIndex(n); mask != "" {
-			return fmt.Errorf("meta.shape: indexing with the boolean mask %q gives a shape that depends on the mask's values (%s in this trace); gcdbg compiles graphs of static shapes and does not take data-dependent ones: keep the shape and mask the values instead, e.g. torch.where(mask, x, 0) and a masked reduction (((p - t) ** 2 * mask).sum() / mask.sum() for a masked MSE)", mask, want.Shape)
+			return fmt.Errorf("meta.shape: indexing with the boolean mask %q%s gives a shape that depends on the mask's values (%s in this trace); gcdbg compiles graphs of static shapes and does not take data-dependent ones: keep the shape and mask the values instead, e.g. torch.where(mask, x, 0) and a masked reduction (((p - t) ** 2 * mask).sum() / mask.sum() for a masked MSE)", mask, sourceLine(n), want.Shape)
 		}
 		return fmt.Errorf("meta.shape: gcdbg infers %s but the trace says %s", got.Shape, want.Shape)
 	}
