@@ -85,8 +85,8 @@ func renderConvPrograms(t *testing.T, name string) (*trace.Trace, []*stages.Unit
 
 // checkConvRun runs the compiled programs once and fails unless the first
 // graph has nOut outputs and nGrads gradients (what: which) and every one
-// matches PyTorch through the verdict.
-func checkConvRun(t *testing.T, tr *trace.Trace, units []*stages.Unit, nOut, nGrads int, what string) {
+// matches PyTorch through the verdict; it returns that graph's results.
+func checkConvRun(t *testing.T, tr *trace.Trace, units []*stages.Unit, nOut, nGrads int, what string) GraphResult {
 	t.Helper()
 	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
 	if err != nil {
@@ -109,4 +109,5 @@ func checkConvRun(t *testing.T, tr *trace.Trace, units []*stages.Unit, nOut, nGr
 			t.Errorf("grad %s vs PyTorch: %+v", gd.Name, gd.VsExpected)
 		}
 	}
+	return g
 }
