@@ -211,7 +211,7 @@ _MODULE_ATTRS = [
     "num_parameters", "scale_factor", "size", "align_corners", "upscale_factor",
     "downscale_factor", "embed_dim", "num_heads", "batch_first", "head_dim", "dropout",
     "lower", "upper",
-    "reduction", "ignore_index", "label_smoothing", "delta", "log_target", "k",
+    "reduction", "ignore_index", "label_smoothing", "delta", "log_target", "k", "blank", "zero_infinity",
     "input_size", "hidden_size", "bias", "nonlinearity", "kdim", "vdim", "add_zero_attn",
     "recompute_scale_factor", "num_layers", "bidirectional", "proj_size",
 ]

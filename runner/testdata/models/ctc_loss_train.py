@@ -3,7 +3,8 @@
 # per-sequence input lengths (one full, one shorter), a repeated label (3, 3: needs a blank
 # between), an empty target, and one sequence too short for its target (no alignment: inf,
 # zero_infinity=True makes it 0 with no gradient). Three reductions: mean (divided by target
-# length), sum with blank = C - 1, and none (the infeasible sequence's inf kept, not trained).
+# length), sum with blank = C - 1 through the nn.CTCLoss module, and none (the infeasible
+# sequence's inf kept, not trained).
 import torch
 from torch import nn
 import torch.nn.functional as F
@@ -17,12 +18,12 @@ class M(nn.Module):
     def __init__(self):
         super().__init__()
         self.fc = nn.Linear(D, C)
+        self.ctc_sum = nn.CTCLoss(blank=C - 1, reduction="sum", zero_infinity=True)
 
     def forward(self, x, targets, in_lens, tgt_lens, targets2):
         lp = self.fc(x).log_softmax(-1).transpose(0, 1)          # T, N, C
         mean = F.ctc_loss(lp, targets, in_lens, tgt_lens, zero_infinity=True)
-        summed = F.ctc_loss(lp, targets2, in_lens, tgt_lens, blank=C - 1, reduction="sum",
-                            zero_infinity=True)
+        summed = self.ctc_sum(lp, targets2, in_lens, tgt_lens)
         per = F.ctc_loss(lp, targets, in_lens, tgt_lens, reduction="none")
         return mean + 0.1 * summed, per.detach()
 
