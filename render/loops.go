@@ -370,6 +370,7 @@ func (g *kernelGen) openLoops(names []string, sizes []loopir.Expr, parallel stri
 			if simd {
 				coll--
 			}
+			coll = min(coll, collapseDepth(sizes[:coll])) // loops_collapse.go
 			if coll > 1 {
 				g.line("%s collapse(%d) %s", g.r.d.ParallelFor, coll, parallel)
 			} else {
