@@ -38,10 +38,16 @@ func CTCShapes(lp, tg, il, tl *TensorMeta) (T, N, C, S int, err error) {
 func ctcMetas(a Args) ([4]*TensorMeta, error) {
 	var m [4]*TensorMeta
 	for i := range m {
+		if i >= 2 {
+			if v, ok := CTCLengths(a.V[i]); ok {
+				m[i] = contig(tensor.Int64, []int{len(v)})
+				continue
+			}
+		}
 		t, err := a.meta(i)
 		if err != nil {
-			if _, isList := a.V[i].(List); isList || i >= 2 {
-				return m, fmt.Errorf("ctc_loss: gcdbg takes input_lengths and target_lengths as int64 tensors (torch.tensor(lengths) or a buffer), not Python lists")
+			if i >= 2 {
+				return m, fmt.Errorf("ctc_loss: input_lengths and target_lengths must be int tensors or lists of ints, got %s", typeName(a.V[i]))
 			}
 			return m, err
 		}
@@ -50,10 +56,41 @@ func ctcMetas(a Args) ([4]*TensorMeta, error) {
 	return m, nil
 }
 
+// CTCLengths is a Python list or tuple of ints given as ctc_loss's
+// input_lengths or target_lengths (PyTorch takes both forms).
+func CTCLengths(v Value) ([]int64, bool) {
+	var items []Value
+	switch x := v.(type) {
+	case List:
+		items = x
+	case Tuple:
+		items = x
+	default:
+		return nil, false
+	}
+	out := make([]int64, len(items))
+	for i, it := range items {
+		n, ok := it.(int64)
+		if !ok {
+			return nil, false
+		}
+		out[i] = n
+	}
+	return out, true
+}
+
 func init() {
 	d := Register("ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction='mean', zero_infinity=False)", KindLoss, func(a Args) (Value, error) {
 		r := &ar{a: a}
-		lp, tg, il, tl := r.t(0), r.t(1), r.t(2), r.t(3)
+		lens := [2]*tensor.Tensor{}
+		for j := range lens {
+			if v, ok := CTCLengths(a.V[2+j]); ok {
+				lens[j] = tensor.FromInts(tensor.Int64, []int{len(v)}, v)
+			} else {
+				lens[j] = r.t(2 + j)
+			}
+		}
+		lp, tg, il, tl := r.t(0), r.t(1), lens[0], lens[1]
 		blank, zero := r.i(4), r.b(6)
 		if r.err != nil {
 			return nil, r.err

@@ -31,10 +31,20 @@ func init() {
 }
 
 func decompCTCLoss(b *builder, a []ir.Arg) ir.Arg {
+	a = append([]ir.Arg{}, a...)
+	for i := 2; i < 4; i++ { // lengths given as Python lists: int64 tensors
+		if v, ok := ir.CTCLengths(a[i]); ok && len(v) > 0 {
+			parts := make(ir.List, len(v))
+			for j, n := range v {
+				parts[j] = b.o("full", sizesArg([]int{1}), n, tensor.Int64)
+			}
+			a[i] = b.o("cat", parts, int64(0))
+		}
+	}
 	var m [4]*ir.TensorMeta
 	for i := range m {
 		if m[i] = b.meta(a[i]); m[i] == nil {
-			b.failf("ctc_loss: argument %d must be a tensor (lengths as int64 tensors, not Python lists)", i)
+			b.failf("ctc_loss: argument %d must be a tensor (lengths: int tensors or lists of ints), got %s", i, argText(a[i]))
 			return nil
 		}
 	}

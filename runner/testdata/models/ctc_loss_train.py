@@ -4,7 +4,7 @@
 # between), an empty target, and one sequence too short for its target (no alignment: inf,
 # zero_infinity=True makes it 0 with no gradient). Three reductions: mean (divided by target
 # length), sum with blank = C - 1 through the nn.CTCLoss module, and none (the infeasible
-# sequence's inf kept, not trained).
+# sequence's inf kept, not trained; its lengths given as a Python list and a tuple).
 import torch
 from torch import nn
 import torch.nn.functional as F
@@ -24,7 +24,7 @@ class M(nn.Module):
         lp = self.fc(x).log_softmax(-1).transpose(0, 1)          # T, N, C
         mean = F.ctc_loss(lp, targets, in_lens, tgt_lens, zero_infinity=True)
         summed = self.ctc_sum(lp, targets2, in_lens, tgt_lens)
-        per = F.ctc_loss(lp, targets, in_lens, tgt_lens, reduction="none")
+        per = F.ctc_loss(lp, targets, [12, 9, 4, 3, 12], (4, 3, 0, 4, 4), reduction="none")
         return mean + 0.1 * summed, per.detach()
 
 
