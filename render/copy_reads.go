@@ -25,16 +25,7 @@ func (r *renderer) foldCopiesIntoGathers() {
 		return
 	}
 	_, outputs := r.readersAndOutputs()
-	readers := map[string][]*loopir.Node{}
-	for _, k := range r.kernels {
-		for _, n := range k.Nodes {
-			for _, d := range n.Reads {
-				if len(readers[d.Buffer]) == 0 || readers[d.Buffer][len(readers[d.Buffer])-1] != n {
-					readers[d.Buffer] = append(readers[d.Buffer], n)
-				}
-			}
-		}
-	}
+	readers := r.readerSets() // slice_scatter_fold.go
 	moved := map[*loopir.Node]*loopir.Node{}
 	for ki, k := range r.kernels {
 		for _, p := range k.Nodes {
@@ -44,7 +35,7 @@ func (r *renderer) foldCopiesIntoGathers() {
 			}
 			c := p.Writes[0].Buffer
 			var outside []*loopir.Node
-			for _, n := range readers[c] {
+			for n := range readers[c] {
 				if r.kindOf[n] != ki {
 					outside = append(outside, n)
 				}
@@ -153,7 +144,7 @@ func readThrough(n *loopir.Node, c, src string, idx loopir.Expr, ranges []loopir
 		if s.Buffer != c {
 			continue
 		}
-		if s.Op != "load" || !indirect(s.Index) {
+		if s.Op != "load" || !hasIndirect(s.Index) {
 			return nil, false
 		}
 		nn.Body[i].Buffer, nn.Body[i].Index = src, through(s.Index)
@@ -171,27 +162,6 @@ func readThrough(n *loopir.Node, c, src string, idx loopir.Expr, ranges []loopir
 		nn.Reads = append(nn.Reads, d)
 	}
 	return &nn, found
-}
-
-// indirect reports whether e depends on a loaded value (a gather's index).
-func indirect(e loopir.Expr) bool {
-	switch x := e.(type) {
-	case loopir.Indirect:
-		return true
-	case *loopir.Sum:
-		for _, t := range x.Terms {
-			for _, f := range t.Factors {
-				if indirect(f) {
-					return true
-				}
-			}
-		}
-	case *loopir.FloorDivE:
-		return indirect(x.A) || indirect(x.B)
-	case *loopir.ModE:
-		return indirect(x.A) || indirect(x.B)
-	}
-	return false
 }
 
 // replaceNodes puts each value of moved in its key's place: in its kernel,

@@ -18,17 +18,7 @@ func (r *renderer) elideZeroFulls() {
 	if r.d.GlobalIdx != "" || r.p.Graph == nil {
 		return
 	}
-	readers := map[string]map[*loopir.Node]bool{}
-	for _, k := range r.kernels {
-		for _, n := range k.Nodes {
-			for _, d := range n.Reads {
-				if readers[d.Buffer] == nil {
-					readers[d.Buffer] = map[*loopir.Node]bool{}
-				}
-				readers[d.Buffer][n] = true
-			}
-		}
-	}
+	readers := r.readerSets()
 	outputs := map[string]bool{}
 	for _, o := range r.p.Outputs {
 		outputs[o] = true

@@ -30,17 +30,7 @@ func (r *renderer) foldSliceScatters() {
 	if r.d.GlobalIdx != "" || r.p.Graph == nil {
 		return
 	}
-	readers := map[string]map[*loopir.Node]bool{}
-	for _, k := range r.kernels {
-		for _, n := range k.Nodes {
-			for _, d := range n.Reads {
-				if readers[d.Buffer] == nil {
-					readers[d.Buffer] = map[*loopir.Node]bool{}
-				}
-				readers[d.Buffer][n] = true
-			}
-		}
-	}
+	readers := r.readerSets()
 	_, outputs := r.readersAndOutputs()
 	folds := map[int]sliceFold{} // by the placing kernel
 	placers := map[*loopir.Node]bool{}
@@ -92,6 +82,22 @@ func (r *renderer) foldSliceScatters() {
 			r.kindOf[n] = ki
 		}
 	}
+}
+
+// readerSets is the set of nodes reading each buffer, over r.kernels.
+func (r *renderer) readerSets() map[string]map[*loopir.Node]bool {
+	readers := map[string]map[*loopir.Node]bool{}
+	for _, k := range r.kernels {
+		for _, n := range k.Nodes {
+			for _, d := range n.Reads {
+				if readers[d.Buffer] == nil {
+					readers[d.Buffer] = map[*loopir.Node]bool{}
+				}
+				readers[d.Buffer][n] = true
+			}
+		}
+	}
+	return readers
 }
 
 // sliceFold is one match: s places buffers written by the keys of moved

@@ -1,14 +1,12 @@
 package runner
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 
 	"gcdbg/ir"
 	"gcdbg/render"
 	"gcdbg/stages"
-	"gcdbg/trace"
 )
 
 // A language model's training step at toy size (testdata/models/
@@ -24,18 +22,8 @@ import (
 // stays inside its kernel (render/copy_reads.go); outputs and every gradient still match
 // PyTorch and the eager interpreter.
 func TestSliceScatterAndCatWrittenInPlace(t *testing.T) {
-	if _, err := exec.LookPath("cc"); err != nil {
-		t.Skip("no C compiler (cc) on PATH")
-	}
 	t.Setenv("GCDBG_AUTOTUNE", "0")
-	tr, err := trace.Load("testdata/lm_slice_ce.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	units, err := stages.Run(tr, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, units, _ := renderFirstProgram(t, "testdata/lm_slice_ce.json")
 	var fwd, bwd *stages.LoopProgram
 	for _, lp := range units[0].Programs {
 		switch lp.Role {
