@@ -354,6 +354,9 @@ func (nz *normalizer) node(n *ir.Node) error {
 
 // call rewrites a call_function or call_method node.
 func (nz *normalizer) call(n *ir.Node) error {
+	if handled, err := nz.maskedSum(n); handled { // normalize_masked_sum.go: x[mask].sum()
+		return err
+	}
 	if handled, err := nz.composedCall(n); handled { // normalize_composed.go: F.dropout3d, F.instance_norm, x.unsqueeze_, ...
 		return err
 	}
