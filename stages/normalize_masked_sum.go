@@ -12,8 +12,11 @@ import (
 // data-dependent [count, ...] tensor. Exact: unselected NaN/Inf are dropped
 // by where as by the selection; the gradient is where's, the grad at the
 // selected positions and 0 elsewhere, as index's (index_put into zeros).
-// The mask covers x's leading dims with x's sizes. Any other reader (mean,
-// a loss, len, a second index) keeps the refusal.
+// The mask covers x's leading dims with x's sizes. A pointwise loss that is
+// 0 at (0, 0) with reduction="sum" of two selections by the same mask
+// (F.smooth_l1_loss(box[pos], deltas[pos], reduction="sum")) reads them
+// the same way: the zeros add nothing and pass no gradient. Any other
+// reader (mean, another reduction, len, a second index) keeps the refusal.
 func (nz *normalizer) maskedSum(n *ir.Node) (bool, error) {
 	if boolMaskIndex(n) == "" || n.Op != ir.CallFunction || len(n.Args) != 2 || len(n.Kwargs) != 0 {
 		return false, nil
@@ -41,7 +44,7 @@ func (nz *normalizer) maskedSum(n *ir.Node) (bool, error) {
 		}
 		users++
 		isSum := (u.Op == ir.CallMethod && u.Target == "sum") || (u.Op == ir.CallFunction && u.Target == "torch.sum")
-		if !isSum || len(u.Args) != 1 || len(u.Kwargs) != 0 {
+		if !(isSum && len(u.Args) == 1 && len(u.Kwargs) == 0) && !zeroLossSum(u, m) {
 			return false, nil
 		}
 	}
@@ -62,4 +65,42 @@ func (nz *normalizer) maskedSum(n *ir.Node) (bool, error) {
 	}
 	nz.mapped[n] = c
 	return true, nil
+}
+
+// zeroLossSums are the losses whose elementwise term is 0 at (0, 0).
+var zeroLossSums = map[string]bool{
+	"torch.nn.functional.l1_loss": true, "torch.nn.functional.mse_loss": true,
+	"torch.nn.functional.smooth_l1_loss": true, "torch.nn.functional.huber_loss": true,
+}
+
+// zeroLossSum reports whether u is such a loss with reduction="sum" whose
+// input and target are both selections by mask m.
+func zeroLossSum(u *ir.Node, m *ir.Node) bool {
+	if u.Op != ir.CallFunction || !zeroLossSums[u.Target] || len(u.Args) != 2 {
+		return false
+	}
+	sum := false
+	for _, kw := range u.Kwargs {
+		switch kw.Name {
+		case "reduction":
+			sum = kw.Value == "sum"
+		case "beta", "delta":
+		case "size_average", "reduce": // fx records the deprecated ones as None
+			if kw.Value != nil {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	if !sum {
+		return false
+	}
+	for _, a := range u.Args {
+		g, ok := a.(*ir.Node)
+		if !ok || boolMaskIndex(g) == "" || len(g.Args) != 2 || g.Args[1] != ir.Arg(m) {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 """Masked sums by boolean indexing as detection losses write them: focal[valid].sum() with a
 [B, N] mask over a [B, N, C] loss, a full-shape mask with torch.sum(x[m]), a NaN at an
-unselected position (dropped by the selection), in training."""
+unselected position (dropped by the selection), smooth_l1_loss(a[m], b[m], reduction="sum") as
+box regression losses write it, in training."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -15,7 +16,8 @@ class M(nn.Module):
         bad = torch.where(valid.unsqueeze(-1), loss, torch.full_like(loss, float("nan")))
         cls = bad[valid].sum() / valid.sum().clamp(min=1)
         reg = torch.sum((p * p)[pos])
-        return cls + 0.1 * reg, cls.detach()
+        box = F.smooth_l1_loss(p[valid], t[valid], beta=0.5, reduction="sum")
+        return cls + 0.1 * reg + 3 * box, cls.detach()
 def make():
     torch.manual_seed(0)
     valid = torch.rand(4, 16) > 0.3
