@@ -5,10 +5,10 @@ assignment by max IoU over boxes (`iou.max(dim=2)`), thresholds 0.5 / 0.4 with a
 every box's best anchor forced positive (`iou.argmax(dim=1)` + `scatter_`), matched boxes and
 classes by `torch.gather`, one-hot targets via `F.one_hot`, sigmoid focal loss (torchvision's
 formula: BCE-with-logits * (1 - p_t)^gamma * alpha_t) summed over non-ignored anchors with a
-boolean mask, box deltas encoded against the anchors (log of w/h ratios) with smooth-L1 on
-positives only (first written `focal[valid].sum()` and `smooth_l1_loss(box[pos], deltas[pos])`:
-gcdbg refuses data-dependent shapes, so masked reductions as its message says), SSD-style hard-negative mining of the objectness
-loss (`sort` twice to get ranks, 3 negatives per positive), normalised by num_pos.clamp(min=1).
+boolean mask (`focal[valid].sum()`), box deltas encoded against the anchors (log of w/h ratios)
+with smooth-L1 on positives only (`smooth_l1_loss(box[pos], deltas[pos], reduction="sum")`),
+SSD-style hard-negative mining of the objectness loss (`sort` twice to get ranks, 3 negatives per
+positive), normalised by num_pos.clamp(min=1).
 B8 x 3 x 256 x 256 input; first feature map 8 x 32 x 128 x 128 (16.8 MB); 32 x 32 x 9 anchors."""
 import torch
 import torch.nn as nn
@@ -82,8 +82,7 @@ class Detector(nn.Module):
         p_t = p * target + (1 - p) * (1 - target)
         alpha_t = 0.25 * target + 0.75 * (1 - target)
         focal = alpha_t * ce * (1 - p_t) ** 2
-        # first written focal[valid].sum(): refused (data-dependent shape), masked instead
-        cls_loss = (focal * valid.unsqueeze(-1).float()).sum() / num_pos
+        cls_loss = focal[valid].sum() / num_pos
 
         # ---- box regression on positives ----
         matched = torch.gather(gt_boxes, 1, best_gt.unsqueeze(-1).expand(-1, -1, 4))
@@ -96,9 +95,7 @@ class Detector(nn.Module):
         gcx = matched[..., 0] + 0.5 * gw
         gcy = matched[..., 1] + 0.5 * gh
         deltas = torch.stack([(gcx - acx) / aw, (gcy - acy) / ah, torch.log(gw / aw), torch.log(gh / ah)], -1)
-        # first written F.smooth_l1_loss(box[pos], deltas[pos], ...): masked instead
-        box_l = F.smooth_l1_loss(box, deltas, beta=1.0 / 9, reduction="none")
-        box_loss = (box_l * pos.unsqueeze(-1).float()).sum() / num_pos
+        box_loss = F.smooth_l1_loss(box[pos], deltas[pos], beta=1.0 / 9, reduction="sum") / num_pos
 
         # ---- objectness with SSD hard-negative mining ----
         obj_loss = F.binary_cross_entropy_with_logits(obj, pos.float(), reduction="none")
