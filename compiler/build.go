@@ -41,7 +41,8 @@ type Options struct {
 	// the loops it vectorized in Artifact.VecReport.
 	VecReport bool
 	// Timeout bounds one program's compilation; 0: $GCDBG_CC_TIMEOUT (a
-	// Go duration such as 90s, or seconds), else 5 minutes. A compiler
+	// Go duration such as 90s, or seconds), else DefaultTimeout per
+	// linesPerDefault lines of C (at least DefaultTimeout). A compiler
 	// still running then is killed with its children and its build
 	// directory removed.
 	Timeout time.Duration
@@ -54,22 +55,43 @@ type Options struct {
 }
 
 // DefaultTimeout is the compiler timeout when neither Options.Timeout nor
-// $GCDBG_CC_TIMEOUT sets one.
+// $GCDBG_CC_TIMEOUT sets one, for a program of up to linesPerDefault
+// lines of C; a longer program gets DefaultTimeout per linesPerDefault
+// lines. The limit is there to stop a hung compiler, not a large model:
+// a bidirectional 2-layer nn.LSTM unrolled over 160 frames (a CTC speech
+// model, examples/review3/crnn_ctc.py) is 144k lines, and its backward
+// took 293 s of a 2-core machine under load, past a flat 5 minutes.
 const DefaultTimeout = 5 * time.Minute
 
-func (o Options) timeout() time.Duration {
+const linesPerDefault = 40000
+
+// timeoutFor is the limit for compiling code: the one set by
+// Options.Timeout or $GCDBG_CC_TIMEOUT, else the size-scaled default.
+func (o Options) timeoutFor(code string) time.Duration {
+	if d, set := o.timeout(); set {
+		return d
+	}
+	if lines := strings.Count(code, "\n") + 1; lines > linesPerDefault {
+		return time.Duration(float64(DefaultTimeout) * float64(lines) / linesPerDefault).Round(time.Second)
+	}
+	return DefaultTimeout
+}
+
+// timeout is the limit set by Options.Timeout or $GCDBG_CC_TIMEOUT, and
+// whether one was.
+func (o Options) timeout() (time.Duration, bool) {
 	if o.Timeout > 0 {
-		return o.Timeout
+		return o.Timeout, true
 	}
 	if v := strings.TrimSpace(os.Getenv("GCDBG_CC_TIMEOUT")); v != "" {
 		if d, err := time.ParseDuration(v); err == nil && d > 0 {
-			return d
+			return d, true
 		}
 		if n, err := strconv.ParseFloat(v, 64); err == nil && n > 0 {
-			return time.Duration(n * float64(time.Second))
+			return time.Duration(n * float64(time.Second)), true
 		}
 	}
-	return DefaultTimeout
+	return DefaultTimeout, false
 }
 
 func (o Options) notify(msg string) {
@@ -228,7 +250,7 @@ func Build(p Program, opts Options) (*Artifact, error) {
 	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), mj, 0o600); err != nil {
 		return nil, fmt.Errorf("compiler: %s: %w", label, err)
 	}
-	limit := opts.timeout()
+	limit := opts.timeoutFor(p.Code)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	stopProgress := progress(opts, label, start, limit)

@@ -307,3 +307,26 @@ func TestCacheStatsAndClear(t *testing.T) {
 		t.Fatalf("clear removed a file gcdbg did not make: %v", err)
 	}
 }
+
+// The default limit grows with the program: a large unrolled model is not
+// a hung compiler. A limit the user sets (Options.Timeout or
+// GCDBG_CC_TIMEOUT, even one equal to the default) is kept whatever the
+// size.
+func TestCompilerTimeoutScalesWithProgramSize(t *testing.T) {
+	t.Setenv("GCDBG_CC_TIMEOUT", "")
+	small := strings.Repeat("x;\n", 100)
+	big := strings.Repeat("x;\n", 4*linesPerDefault)
+	if got := (Options{}).timeoutFor(small); got != DefaultTimeout {
+		t.Errorf("small program: limit %v, want %v", got, DefaultTimeout)
+	}
+	if got, want := (Options{}).timeoutFor(big), 4*DefaultTimeout; got != want {
+		t.Errorf("program of %d lines: limit %v, want %v", 4*linesPerDefault, got, want)
+	}
+	if got := (Options{Timeout: 90 * time.Second}).timeoutFor(big); got != 90*time.Second {
+		t.Errorf("Options.Timeout 90s on a big program: limit %v", got)
+	}
+	t.Setenv("GCDBG_CC_TIMEOUT", "5m")
+	if got := (Options{}).timeoutFor(big); got != DefaultTimeout {
+		t.Errorf("GCDBG_CC_TIMEOUT=5m on a big program: limit %v, want 5m", got)
+	}
+}

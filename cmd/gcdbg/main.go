@@ -67,7 +67,8 @@ runs alternative N of every kernel that has it (to compare candidates).
 Environment: GCDBG_CACHE_DIR the build cache (default: the user cache
 directory's gcdbg; the measured choices live in its choices/, which gcdbg cache
 clear leaves); CC the C compiler (default cc); GCDBG_CC_TIMEOUT one
-compilation's limit (a Go duration or seconds, default 5m); OMP_NUM_THREADS and
+compilation's limit (a Go duration or seconds; default 5m per 40,000 lines of
+C, at least 5m); OMP_NUM_THREADS and
 OMP_WAIT_POLICY for the compiled kernels and bench's PyTorch alike (default: the
 CPUs this process may use; passive on 4 CPUs or fewer), OPENBLAS_THREAD_TIMEOUT
 likewise (default 4 on 4 CPUs or fewer: OpenBLAS's idle threads sleep at once);
