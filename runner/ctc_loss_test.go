@@ -1,10 +1,6 @@
 package runner
 
-import (
-	"testing"
-
-	"gcdbg/trace"
-)
+import "testing"
 
 // F.ctc_loss in training (testdata/models/ctc_loss_train.py, exported from
 // PyTorch 1.13): it was refused at the normalized stage ("unsupported
@@ -16,22 +12,5 @@ import (
 // sequence zeroed by zero_infinity, and the Linear's gradients, with no
 // eager fallback.
 func TestCTCLossMatchesPyTorch(t *testing.T) {
-	tr, err := trace.Load("testdata/ctc_loss_train.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dev := range []string{"eager", "cpu"} {
-		res, err := Run(tr, Options{Runs: 1, Device: dev})
-		if err != nil {
-			t.Fatalf("%s: %v", dev, err)
-		}
-		g := res.Graphs[0]
-		if len(g.Outputs) != 2 || len(g.Grads) != 2 || len(g.Fallback) != 0 {
-			t.Errorf("%s: %d outputs, %d grads, fallbacks %v; want 2, 2, none", dev, len(g.Outputs), len(g.Grads), g.Fallback)
-		}
-		if !res.OK {
-			t.Errorf("%s: does not match PyTorch:\n%s", dev, res.Summary())
-		}
-		checkAllMatch(t, g, " ("+dev+")")
-	}
+	checkEagerAndCompiled(t, "testdata/ctc_loss_train.json", 2, 2)
 }

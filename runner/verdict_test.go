@@ -28,6 +28,29 @@ func loadUnits(t *testing.T, path string) (*trace.Trace, []*stages.Unit) {
 	return tr, units
 }
 
+// checkEagerAndCompiled runs the trace at path under the eager interpreter
+// and compiled, and fails t unless each has outputs outputs and grads
+// gradients, no eager fallback, and every value matches PyTorch and eager
+// (checkAllMatch).
+func checkEagerAndCompiled(t *testing.T, path string, outputs, grads int) {
+	t.Helper()
+	tr, err := trace.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dev := range []string{"eager", "cpu"} {
+		res, err := Run(tr, Options{Runs: 1, Device: dev})
+		if err != nil {
+			t.Fatalf("%s: %v", dev, err)
+		}
+		g := res.Graphs[0]
+		if !res.OK || len(g.Outputs) != outputs || len(g.Grads) != grads || len(g.Fallback) != 0 {
+			t.Errorf("%s: %d outputs, %d grads, fallbacks %v; want %d, %d, none:\n%s", dev, len(g.Outputs), len(g.Grads), g.Fallback, outputs, grads, res.Summary())
+		}
+		checkAllMatch(t, g, " ("+dev+")")
+	}
+}
+
 // checkAllMatch fails t for every output, gradient and buffer of g that
 // does not match both PyTorch's values and the eager interpreter's; with
 // names that name the run (a choice's label) after each.
