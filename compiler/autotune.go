@@ -370,6 +370,28 @@ func (l *memLayout) symsKey(m *Manifest) string {
 	return b.String()
 }
 
+// warmRun runs the program once untimed, so that every intermediate holds
+// the values this program computes from its inputs.
+func (x *execution) warmRun() error {
+	x.kernelTimes = false
+	_, _, err := x.once()
+	return err
+}
+
+// timedRun runs the program once with the choice words choices (indexed by
+// KernelSpec.Index): its wall seconds and every kernel's seconds.
+func (x *execution) timedRun(choices []int32) (float64, []float64, error) {
+	x.setChoices(choices)
+	ks := x.sh.float64s(x.lay.seconds, x.lay.nKernels)
+	clear(ks)
+	x.kernelTimes = true
+	secs, _, err := x.once()
+	if err != nil {
+		return 0, nil, err
+	}
+	return secs, append([]float64(nil), ks...), nil
+}
+
 // ForcedChoice is GCDBG_CHOICE's value: every kernel that has that
 // alternative runs it, without measuring or caching (to compare
 // candidates, or to rule one out while chasing a wrong value); -1 unset.
@@ -438,20 +460,13 @@ func (x *execution) autotune() ([]Decision, error) {
 		// program computes from its inputs, so each candidate is timed on
 		// realistic data (a segment after a fallback reads what the
 		// fallback wrote).
-		x.kernelTimes = false
-		if _, _, err := x.once(); err != nil {
+		if err := x.warmRun(); err != nil {
 			return nil, err
 		}
 		warm = true
 		measure := func(choices []int32) ([]float64, error) {
-			x.setChoices(choices)
-			ks := x.sh.float64s(x.lay.seconds, x.lay.nKernels)
-			clear(ks)
-			x.kernelTimes = true
-			if _, _, err := x.once(); err != nil {
-				return nil, err
-			}
-			return append([]float64(nil), ks...), nil
+			_, ks, err := x.timedRun(choices)
+			return ks, err
 		}
 		ds, err := chooseAlternatives(ks, x.lay.nKernels, tuneRounds, fixed, measure)
 		if err != nil {

@@ -334,23 +334,11 @@ func (x *execution) checkProgram(ks []KernelSpec, store *choiceStore, syms strin
 		}
 	}
 	if !warm {
-		x.kernelTimes = false
-		if _, _, err := x.once(); err != nil {
+		if err := x.warmRun(); err != nil {
 			return err
 		}
 	}
-	measure := func(choices []int32) (float64, []float64, error) {
-		x.setChoices(choices)
-		ks := x.sh.float64s(x.lay.seconds, x.lay.nKernels)
-		clear(ks)
-		x.kernelTimes = true
-		secs, _, err := x.once()
-		if err != nil {
-			return 0, nil, err
-		}
-		return secs, append([]float64(nil), ks...), nil
-	}
-	pc, err := confirmInProgram(ks, x.lay.nKernels, tuneRounds, programBurst, fixed, cfgs, measure)
+	pc, err := confirmInProgram(ks, x.lay.nKernels, tuneRounds, programBurst, fixed, cfgs, x.timedRun)
 	if err != nil {
 		return err
 	}
