@@ -454,6 +454,9 @@ func SubScaled(a, b *Tensor, alpha float64) (*Tensor, error) {
 // (loadF would copy them unchanged): the result's values computed straight
 // from both storages, without the two copies. nil for everything else.
 func sameLayoutArith(op string, a, b *Tensor, shape []int, ct DType, alpha float64) []float64 {
+	if op != "add" && op != "sub" && op != "mul" && op != "div" {
+		return nil
+	}
 	if alpha != 1 || a.DType != ct || b.DType != ct || a.S.F == nil || b.S.F == nil ||
 		!slices.Equal(a.Shape, shape) || !slices.Equal(b.Shape, shape) || !a.IsContiguous() || !b.IsContiguous() {
 		return nil
@@ -478,8 +481,6 @@ func sameLayoutArith(op string, a, b *Tensor, shape []int, ct DType, alpha float
 		for i := range r {
 			r[i] = x[i] / y[i]
 		}
-	default:
-		return nil
 	}
 	return r
 }
