@@ -174,16 +174,8 @@ func nnConv2dCore(x, w, b *Tensor, stride, padLo, padHi, dilation [2]int, groups
 	}
 	out := make([]float64, N*Cout*OH*OW)
 	if dt.IsFloat() {
-		if bd != nil {
-			for nc := 0; nc < N*Cout; nc++ {
-				plane := out[nc*OH*OW : (nc+1)*OH*OW]
-				for i := range plane {
-					plane[i] = bd[nc%Cout]
-				}
-			}
-		}
 		cs := newConvShape([]int{N, C, H, W}, w.Shape, OH, OW, stride, padLo, padHi, dilation, groups)
-		if cs.forwardBLAS(xd, wd, out) {
+		if cs.forwardBLAS(xd, wd, bd, out) {
 			return nnSqueeze4D(nnFromData(dt, []int{N, Cout, OH, OW}, out), unb), nil
 		}
 	}

@@ -123,13 +123,21 @@ func (s convShape) eachGroup(f func(col []float64, n, g int)) {
 	}
 }
 
-// forwardBLAS adds the convolution of xd by wd into out (which holds the
-// bias or zeros); false (out untouched) when the loops must run.
-func (s convShape) forwardBLAS(xd, wd, out []float64) bool {
+// forwardBLAS sets out (zeros) to the bias bd (nil: none) plus the
+// convolution of xd by wd; false (out untouched) when the loops must run.
+func (s convShape) forwardBLAS(xd, wd, bd, out []float64) bool {
 	if !s.useBLAS(wd) {
 		return false
 	}
 	coutG, ckk, ohw := s.gemmDims()
+	if bd != nil {
+		for nc := 0; nc < s.N*s.Cout; nc++ {
+			plane := out[nc*ohw : (nc+1)*ohw]
+			for i := range plane {
+				plane[i] = bd[nc%s.Cout]
+			}
+		}
+	}
 	s.eachGroup(func(col []float64, n, g int) {
 		s.im2col(xd, col, n, g)
 		gemmBLAS(wd[g*coutG*ckk:][:coutG*ckk], col, out[(n*s.Cout+g*coutG)*ohw:][:coutG*ohw], coutG, ckk, ohw, false, false, 1)
