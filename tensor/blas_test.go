@@ -239,10 +239,16 @@ func TestConvBLASMatchesLoops(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, c := range convCases(r) {
 		var gOut *Tensor
+		var usedFwd, usedWeight bool // the first run's forward and weight gradient went to dgemm
 		run := func(x, w, b, g *Tensor) (out, gx, gw *Tensor) {
 			var err error
+			calls := BLASCalls()
 			if out, err = Conv2d(x, w, b, c.stride, c.padding, c.dil, c.groups); err != nil {
 				t.Fatalf("%s: %v", c.name, err)
+			}
+			first := g == nil
+			if first {
+				usedFwd = BLASCalls() > calls
 			}
 			if g == nil {
 				g = randT(r, out.Shape...)
@@ -254,8 +260,12 @@ func TestConvBLASMatchesLoops(t *testing.T) {
 			if gx, err = Conv2dBackwardInput(g, w, x.Shape, c.stride, c.padding, c.dil, c.groups); err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
+			calls = BLASCalls()
 			if gw, err = Conv2dBackwardWeight(g, x, w.Shape, c.stride, c.padding, c.dil, c.groups); err != nil {
 				t.Fatalf("%s: %v", c.name, err)
+			}
+			if first {
+				usedWeight = BLASCalls() > calls
 			}
 			return out, gx, gw
 		}
@@ -263,6 +273,9 @@ func TestConvBLASMatchesLoops(t *testing.T) {
 		out, gx, gw := run(c.x, c.w, c.b, nil)
 		if used := BLASCalls() > before; used != (c.wantBLASFwd || c.wantBLASWeight) {
 			t.Errorf("%s: dgemm used %v", c.name, used)
+		}
+		if usedFwd != c.wantBLASFwd || usedWeight != c.wantBLASWeight {
+			t.Errorf("%s: dgemm used by the forward %v (want %v), by the weight gradient %v (want %v)", c.name, usedFwd, c.wantBLASFwd, usedWeight, c.wantBLASWeight)
 		}
 		var lo, lgx, lgw, bo, bgx, bgw *Tensor
 		withLoops(func() {
