@@ -92,28 +92,14 @@ func (r *renderer) plainCopy(p *loopir.Node, ki int, outputs map[string]bool) (s
 	if wk, ok := r.kindOf[w]; w == nil || !ok || wk >= ki {
 		return "", nil, false
 	}
-	sizes, ok := constList(p.Ranges)
-	cn, ok2 := static(c.Sizes)
-	if !ok || !ok2 || linearKey(st.Index) == "" || linearKey(st.Index) != linearKey(denseIndex(sizes)) {
+	cn, ok := static(c.Sizes)
+	if !ok || !rowMajorIndex(st.Index, p.Ranges) { // alias.go
 		return "", nil, false
 	}
 	if n, _ := static(p.Ranges); n != cn {
 		return "", nil, false
 	}
 	return x.Name, ld.Index, true
-}
-
-// denseIndex is the row-major index over a node's loop variables (x0 ..,
-// a size-1 dimension's index 0).
-func denseIndex(sizes []int64) loopir.Expr {
-	st := rowMajor(sizes)
-	parts := []loopir.Expr{}
-	for i, n := range sizes {
-		if n != 1 {
-			parts = append(parts, loopir.Mul(loopir.V(fmt.Sprintf("x%d", i), loopir.C(n)), loopir.C(st[i])))
-		}
-	}
-	return loopir.Add(parts...)
 }
 
 // readThrough is n with every load of c, each at an indirect index (a
