@@ -110,13 +110,7 @@ func (s *state) allocate(kernels []*loopir.Kernel, reuse bool) (int64, int, []Bu
 			continue
 		}
 		f := first[name]
-		materialized := outputs[name]
-		for k := range readIn[name] {
-			if k != f {
-				materialized = true
-			}
-		}
-		if !materialized {
+		if !outputs[name] && !readElsewhere(name) {
 			rows = append(rows, row)
 			continue
 		}
