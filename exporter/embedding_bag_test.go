@@ -5,6 +5,7 @@ import (
 
 	"gcdbg/runner"
 	"gcdbg/stages"
+	"gcdbg/tensor"
 	"gcdbg/trace"
 )
 
@@ -32,19 +33,11 @@ func TestEmbeddingBagOffsetsSegmentSum(t *testing.T) {
 		t.Fatalf("the trace's idx has %d entries, want >= 1000", entries)
 	}
 	for _, n := range units[0].Decomposed.Nodes {
-		if m := n.Meta.Tensor; m != nil && numel(m.Shape.Sizes()) >= 512*entries/2 {
+		if m := n.Meta.Tensor; m != nil && tensor.Numel(m.Shape.Sizes()) >= 512*entries/2 {
 			t.Errorf("node %s (%s) has %v elements: a bags x entries tensor", n.Name, n.Target, m.Shape)
 		}
 	}
 	matchesCompiled(t, tr, 2, 3)
-}
-
-func numel(s []int) int {
-	n := 1
-	for _, d := range s {
-		n *= d
-	}
-	return n
 }
 
 // matchesCompiled runs tr eagerly and compiled: both must match PyTorch
