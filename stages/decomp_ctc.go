@@ -179,9 +179,8 @@ func decompCTCLoss(b *builder, a []ir.Arg) ir.Arg {
 	if n, ok := a[5].(int64); ok && n >= 0 && n <= 2 {
 		red = []string{"none", "mean", "sum"}[n]
 	}
-	if red == "mean" {
-		den := b.o("to_dtype", b.clampC(tLen, int64(1), nil), dt)
-		return b.o("div", b.o("sum", b.o("div", loss, den)), int64(N))
+	if red == "mean" { // each loss over its target length, then reduceC's batch mean
+		loss = b.o("div", loss, b.o("to_dtype", b.clampC(tLen, int64(1), nil), dt))
 	}
 	return b.reduceC(loss, a[5], lp)
 }
