@@ -107,14 +107,12 @@ func init() {
 				out[n] = 0
 			}
 		}
-		l := tensor.FromFloats(lp.DType, []int{N}, out)
 		if red, _ := a.V[5].(string); red == "mean" || a.V[5] == int64(1) {
 			for n := range out {
 				out[n] /= float64(max(lenv[n], 1))
 			}
-			l = tensor.FromFloats(lp.DType, []int{N}, out)
 		}
-		return reduceLoss(l, a.V[5])
+		return reduceLoss(tensor.FromFloats(lp.DType, []int{N}, out), a.V[5])
 	})
 	d.Infer = func(a Args) (Value, error) {
 		m, err := ctcMetas(a)
