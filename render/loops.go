@@ -357,8 +357,8 @@ func (g *kernelGen) parallelIf(points []loopir.Expr) (string, bool) {
 }
 
 // openLoops opens a loop per size; the first gets the parallel pragma
-// (collapsing all but the innermost when simd is on), the innermost the
-// SIMD pragma.
+// (collapsing the outer loops collapseDepth picks, never the innermost
+// when simd is on), the innermost the SIMD pragma.
 func (g *kernelGen) openLoops(names []string, sizes []loopir.Expr, parallel string, simd bool) {
 	for i, nm := range names {
 		last := i == len(names)-1
@@ -370,7 +370,7 @@ func (g *kernelGen) openLoops(names []string, sizes []loopir.Expr, parallel stri
 			if simd {
 				coll--
 			}
-			coll = min(coll, collapseDepth(sizes[:coll])) // loops_collapse.go
+			coll = collapseDepth(sizes[:coll]) // loops_collapse.go
 			if coll > 1 {
 				g.line("%s collapse(%d) %s", g.r.d.ParallelFor, coll, parallel)
 			} else {
