@@ -101,7 +101,7 @@ func zeroSliceScatter(t *ir.Node, users map[*ir.Node]int, bwd map[*ir.Node]bool)
 	d, ok3 := t.Args[2].(int64)
 	s, ok4 := t.Args[3].(int64)
 	e, ok5 := t.Args[4].(int64)
-	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || z.Target != "aten.full" || len(z.Args) < 2 {
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !isZeroFull(z) { // joint_sums.go
 		return 0, 0, 0, nil, false
 	}
 	if len(t.Args) == 6 {
@@ -109,14 +109,7 @@ func zeroSliceScatter(t *ir.Node, users map[*ir.Node]int, bwd map[*ir.Node]bool)
 			return 0, 0, 0, nil, false
 		}
 	}
-	switch v := z.Args[1].(type) {
-	case float64:
-		ok = v == 0
-	case int64:
-		ok = v == 0
-	}
-	if zm, sm := z.Meta.Tensor, t.Meta.Tensor; zm == nil || sm == nil || !zm.Shape.Equal(sm.Shape) || zm.DType != sm.DType {
-		ok = false
-	}
+	zm, sm := z.Meta.Tensor, t.Meta.Tensor
+	ok = zm != nil && sm != nil && zm.Shape.Equal(sm.Shape) && zm.DType == sm.DType
 	return d, s, e, src, ok
 }

@@ -270,16 +270,24 @@ func zeroSelectScatter(t *ir.Node, users map[*ir.Node]int, bwd map[*ir.Node]bool
 	src, ok2 := t.Args[1].(*ir.Node)
 	d, ok3 := t.Args[2].(int64)
 	i, ok4 := t.Args[3].(int64)
-	if !ok1 || !ok2 || !ok3 || !ok4 || z.Target != "aten.full" || len(z.Args) < 2 {
+	if !ok1 || !ok2 || !ok3 || !ok4 || !isZeroFull(z) {
 		return 0, 0, nil, false
+	}
+	return d, i, src, true
+}
+
+// isZeroFull reports whether z is full(shape, 0) (a float or an int 0).
+func isZeroFull(z *ir.Node) bool {
+	if z.Target != "aten.full" || len(z.Args) < 2 {
+		return false
 	}
 	switch v := z.Args[1].(type) {
 	case float64:
-		ok = v == 0
+		return v == 0
 	case int64:
-		ok = v == 0
+		return v == 0
 	}
-	return d, i, src, ok
+	return false
 }
 
 // placeBefore moves the nodes emitted for r's fold (from index start to
