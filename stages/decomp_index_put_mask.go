@@ -58,12 +58,8 @@ func indexPutMask(b *builder, a []ir.Arg) ir.Arg {
 		if len(vs) != len(vm.Shape.Sizes()) {
 			v = b.reshape(v, vs)
 		}
-		if vm.DType != dt {
-			v = b.o("to_dtype", v, dt)
-		}
-	} else {
-		v = castNumber(v, dt)
 	}
+	v = b.storedAs(v, dt)
 	if len(rest) > 0 {
 		shape := append(append([]int{}, ms...), make([]int, len(rest))...)
 		for i := len(ms); i < len(shape); i++ {

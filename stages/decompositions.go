@@ -586,15 +586,19 @@ func decompGelu(b *builder, a []ir.Arg) ir.Arg {
 
 func decompMaskedFill(b *builder, a []ir.Arg) ir.Arg {
 	x, mask, v := a[0], a[1], a[2]
-	dt := b.dtype(x)
+	return b.call("aten.where", mask, b.storedAs(v, b.dtype(x)), x)
+}
+
+// storedAs is what x[...] = v stores in dtype dt: a tensor v converted by
+// to_dtype where its dtype differs, a Python number by castNumber.
+func (b *builder) storedAs(v ir.Arg, dt tensor.DType) ir.Arg {
 	if m := b.meta(v); m != nil {
 		if m.DType != dt {
-			v = b.call("aten.to_dtype", v, dt)
+			return b.call("aten.to_dtype", v, dt)
 		}
-	} else {
-		v = castNumber(v, dt)
+		return v
 	}
-	return b.call("aten.where", mask, v, x)
+	return castNumber(v, dt)
 }
 
 // castNumber converts a Python number to what x[...] = v stores in dtype dt.
