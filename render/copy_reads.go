@@ -24,8 +24,7 @@ func (r *renderer) foldCopiesIntoGathers() {
 	if r.d.GlobalIdx != "" {
 		return
 	}
-	_, outputs := r.readersAndOutputs()
-	readers := r.readerSets() // slice_scatter_fold.go
+	readers, outputs := r.readerSets(), r.outputSet() // slice_scatter_fold.go, gemm_fold.go
 	moved := map[*loopir.Node]*loopir.Node{}
 	for ki, k := range r.kernels {
 		for _, p := range k.Nodes {

@@ -169,9 +169,14 @@ func (r *renderer) readersAndOutputs() (map[string]int, map[string]bool) {
 			}
 		}
 	}
+	return readers, r.outputSet()
+}
+
+// outputSet is the set of the program's outputs.
+func (r *renderer) outputSet() map[string]bool {
 	outputs := map[string]bool{}
 	for _, o := range r.p.Outputs {
 		outputs[o] = true
 	}
-	return readers, outputs
+	return outputs
 }

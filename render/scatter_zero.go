@@ -18,11 +18,7 @@ func (r *renderer) elideZeroFulls() {
 	if r.d.GlobalIdx != "" || r.p.Graph == nil {
 		return
 	}
-	readers := r.readerSets()
-	outputs := map[string]bool{}
-	for _, o := range r.p.Outputs {
-		outputs[o] = true
-	}
+	readers, outputs := r.readerSets(), r.outputSet()
 	var kept []*loopir.Kernel
 	for _, k := range r.kernels {
 		if buf, ok := r.deadZeroFull(k, readers, outputs); ok {

@@ -30,8 +30,7 @@ func (r *renderer) foldSliceScatters() {
 	if r.d.GlobalIdx != "" || r.p.Graph == nil {
 		return
 	}
-	readers := r.readerSets()
-	_, outputs := r.readersAndOutputs()
+	readers, outputs := r.readerSets(), r.outputSet()
 	folds := map[int]sliceFold{} // by the placing kernel
 	placers := map[*loopir.Node]bool{}
 	for ki, k := range r.kernels {
