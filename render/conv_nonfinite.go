@@ -125,39 +125,34 @@ static __attribute__((unused)) void gcdbg_conv_border_%[1]s(const %[2]s *X, int6
       }
     }
 }
-/* one image's and group's weight-gradient product added to acc (OCG x CG*KH*KW) over real input elements only; dY element
-   (o, oh, ow) at dY[o*so + (oh*OW + ow)*sp], x the group's first channel with strides sxc, sxh, sxw */
-static __attribute__((unused)) void gcdbg_conv_bwdw_direct_%[1]s(const %[2]s *dY, int64_t so, int64_t sp, const %[2]s *x,
-    int64_t sxc, int64_t sxh, int64_t sxw, int64_t OCG, int64_t CG, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t OH, int64_t OW,
-    int64_t s0, int64_t s1, int64_t p0, int64_t p1, int64_t d0, int64_t d1, %[2]s *acc) {
-  for (int64_t o = 0; o < OCG; o++)
-    for (int64_t c = 0; c < CG; c++)
-      for (int64_t kh = 0; kh < KH; kh++)
-        for (int64_t kw = 0; kw < KW; kw++) {
-          %[2]s a = 0;
-          for (int64_t oh = 0; oh < OH; oh++) {
-            const int64_t ih = oh * s0 - p0 + kh * d0;
-            if (ih < 0 || ih >= H) continue;
-            for (int64_t ow = 0; ow < OW; ow++) {
-              const int64_t iw = ow * s1 - p1 + kw * d1;
-              if (iw >= 0 && iw < W) a += dY[o * so + (oh * OW + ow) * sp] * x[c * sxc + ih * sxh + iw * sxw];
-            }
-          }
-          acc[o * CG * KH * KW + (c * KH + kh) * KW + kw] += a;
-        }
-}
 /* the weight gradient dW (OC x CG*KH*KW) again over real input elements only, output channels in parallel, each
-   channel's images in order: dY (N, OC, plane) strides syn, syc, sp; X (N, C, H, W) strides sxn, sxc, sxh, sxw */
+   channel's images in order: dY (N, OC, plane) strides syn, syc, sp, element (oh, ow) at (oh*OW + ow)*sp; X (N, C, H, W)
+   strides sxn, sxc, sxh, sxw */
 static __attribute__((unused)) void gcdbg_conv_bwdw_redo_%[1]s(const %[2]s *dY, int64_t syn, int64_t syc, int64_t sp,
     const %[2]s *X, int64_t sxn, int64_t sxc, int64_t sxh, int64_t sxw, int64_t N, int64_t G, int64_t OC, int64_t CG, int64_t H, int64_t W,
     int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t s0, int64_t s1, int64_t p0, int64_t p1, int64_t d0, int64_t d1, %[2]s *dW) {
   const int64_t OCG = OC / G, CGK = CG * KH * KW;
   #pragma omp parallel for if(OC >= 2 && !omp_in_parallel())
   for (int64_t oc = 0; oc < OC; oc++) {
-    for (int64_t k = 0; k < CGK; k++) dW[oc * CGK + k] = 0;
-    for (int64_t n = 0; n < N; n++)
-      gcdbg_conv_bwdw_direct_%[1]s(dY + n * syn + oc * syc, syc, sp, X + n * sxn + (oc / OCG) * CG * sxc, sxc, sxh, sxw, 1, CG, H, W,
-          KH, KW, OH, OW, s0, s1, p0, p1, d0, d1, dW + oc * CGK);
+    %[2]s *dw = dW + oc * CGK;
+    for (int64_t k = 0; k < CGK; k++) dw[k] = 0;
+    for (int64_t n = 0; n < N; n++) {
+      const %[2]s *y = dY + n * syn + oc * syc, *x = X + n * sxn + (oc / OCG) * CG * sxc;
+      for (int64_t c = 0; c < CG; c++)
+        for (int64_t kh = 0; kh < KH; kh++)
+          for (int64_t kw = 0; kw < KW; kw++) {
+            %[2]s a = 0;
+            for (int64_t oh = 0; oh < OH; oh++) {
+              const int64_t ih = oh * s0 - p0 + kh * d0;
+              if (ih < 0 || ih >= H) continue;
+              for (int64_t ow = 0; ow < OW; ow++) {
+                const int64_t iw = ow * s1 - p1 + kw * d1;
+                if (iw >= 0 && iw < W) a += y[(oh * OW + ow) * sp] * x[c * sxc + ih * sxh + iw * sxw];
+              }
+            }
+            dw[(c * KH + kh) * KW + kw] += a;
+          }
+    }
   }
 }
 `, sanitizeIdent(t), t)
