@@ -34,13 +34,8 @@ func indexPutMask(b *builder, a []ir.Arg) ir.Arg {
 		return nil
 	}
 	ms, xs := mm.Shape.Sizes(), xm.Shape.Sizes()
-	if len(ms) == 0 || len(ms) > len(xs) {
+	if len(ms) == 0 || len(ms) > len(xs) || !slices.Equal(ms, xs[:len(ms)]) {
 		return nil
-	}
-	for i, s := range ms {
-		if xs[i] != s {
-			return nil
-		}
 	}
 	rest := xs[len(ms):]
 	dt := xm.DType

@@ -1,6 +1,8 @@
 package stages
 
 import (
+	"slices"
+
 	"gcdbg/ir"
 	"gcdbg/tensor"
 )
@@ -27,13 +29,8 @@ func (nz *normalizer) maskedSum(n *ir.Node) (bool, error) {
 		return false, nil
 	}
 	xs, ms := x.Meta.Tensor.Shape.Sizes(), m.Meta.Tensor.Shape.Sizes()
-	if len(ms) == 0 || len(ms) > len(xs) {
+	if len(ms) == 0 || len(ms) > len(xs) || !slices.Equal(ms, xs[:len(ms)]) {
 		return false, nil
-	}
-	for i := range ms {
-		if ms[i] != xs[i] {
-			return false, nil
-		}
 	}
 	users := 0
 	for _, u := range nz.src.Nodes {
