@@ -90,28 +90,24 @@ func decompEmbeddingBag(b *builder, a []ir.Arg) ir.Arg {
 	no := b.shape(off)[0]
 	bags := b.indexRange(0, nb)
 	starts := b.o("index_select", off, int64(0), bags)
-	nextIdx := b.clampC(b.o("add", bags, int64(1)), nil, int64(no-1))
-	ends := b.o("index_select", off, int64(0), nextIdx)
-	ends = b.o("where", b.o("lt", b.o("add", bags, int64(1)), int64(no)), ends, int64(n))
+	rows := b.o("index_select", w, int64(0), x) // [n, D]
+	if psw != nil {
+		rows = b.o("mul", rows, b.o("unsqueeze", psw, int64(1)))
+	}
 	if mode != "max" && n > 0 {
-		rows := b.o("index_select", w, int64(0), x) // [n, D]
-		if psw != nil {
-			rows = b.o("mul", rows, b.o("unsqueeze", psw, int64(1)))
-		}
 		var lastEnd ir.Arg = int64(n)
 		if no > nb { // include_last_offset: the last offset ends the last bag
 			lastEnd = b.o("select", off, int64(0), int64(nb))
 		}
 		return bagSegmentSum(b, x, rows, starts, lastEnd, n, nb, D, pad, mode == "mean", dt)
 	}
+	nextIdx := b.clampC(b.o("add", bags, int64(1)), nil, int64(no-1))
+	ends := b.o("index_select", off, int64(0), nextIdx)
+	ends = b.o("where", b.o("lt", b.o("add", bags, int64(1)), int64(no)), ends, int64(n))
 	j := b.o("unsqueeze", b.indexRange(0, n), int64(0))                                                                            // [1, n]
 	member := b.o("logical_and", b.o("ge", j, b.o("unsqueeze", starts, int64(1))), b.o("lt", j, b.o("unsqueeze", ends, int64(1)))) // [B, n]
 	if pad >= 0 {
 		member = b.o("logical_and", member, b.o("unsqueeze", b.o("ne", x, pad), int64(0)))
-	}
-	rows := b.o("index_select", w, int64(0), x) // [n, D]
-	if psw != nil {
-		rows = b.o("mul", rows, b.o("unsqueeze", psw, int64(1)))
 	}
 	count := b.o("sum", member, ir.Tuple{int64(1)}, true) // [B, 1] int64
 	if mode == "max" {
@@ -156,5 +152,3 @@ func bagSegmentSum(b *builder, x, rows, starts, lastEnd ir.Arg, n, nb, D int, pa
 	count := b.o("scatter_add", b.o("full", sizesArg([]int{nb}), int64(0), tensor.Int64), int64(0), seg, b.o("to_dtype", valid, tensor.Int64))
 	return b.o("div", s, b.o("to_dtype", b.o("unsqueeze", b.clampC(count, int64(1), nil), int64(1)), dt))
 }
-
-var _ = tensor.Int64
