@@ -53,6 +53,10 @@ func decompCTCLoss(b *builder, a []ir.Arg) ir.Arg {
 		b.failf("%v", err)
 		return nil
 	}
+	if T == 0 || N == 0 {
+		b.failf("ctc_loss: empty log_probs %v", []int{T, N, C})
+		return nil
+	}
 	dt := m[0].DType
 	if dt != tensor.Float32 && dt != tensor.Float64 {
 		b.failf("ctc_loss: gcdbg computes float32 and float64 log_probs, got %s", dt)
@@ -133,10 +137,6 @@ func decompCTCLoss(b *builder, a []ir.Arg) ir.Arg {
 	}
 	// alpha_0: states 0 and 1 only
 	first := b.o("lt", s, int64(2))
-	if T == 0 || N == 0 {
-		b.failf("ctc_loss: empty log_probs %v", []int{T, N, C})
-		return nil
-	}
 	alpha := b.o("where", b.reshape(first, []int{1, L}), b.o("select", em, int64(0), int64(0)), NEG)
 	in1 := b.reshape(inLen, []int{N, 1})
 	for t := 1; t < T; t++ {
