@@ -16,8 +16,8 @@ import (
 // 1.13's float32 convolutions run for most shapes: forward, backward data,
 // backward weights) and the eager interpreter (tensor/conv.go's column
 // ranges) skip padded positions: those outputs are finite. oneDNN's
-// GEMM-based kernels, which it takes for a few channels per group (2 input
-// or 6 output channels per group in a probe) and for grouped dilated
+// GEMM-based kernels, which it takes for a few channels per group and for
+// grouped dilated
 // weight gradients, multiply the padding as im2col does, so PyTorch's own
 // border is NaN there; the checks below also run after oneDNN's primitive
 // (conv_dnnl.go) where the operand flattens as it is, so every candidate
@@ -38,7 +38,7 @@ import (
 //     an im2col NaN reaches it through its sums, and without a NaN or Inf
 //     in dW no padding zero met one; with one, dW is computed again by
 //     direct loops over real input elements (a dY or input that is not
-//     finite somewhere: rare, and then slow, about 1 GFLOP/s).
+//     finite somewhere: rare, and then slow: scalar loops in double).
 //
 // Emitted only for float32/float64 convolutions with padding (no padding:
 // no window reaches outside the input, nothing to fix). Depthwise
