@@ -21,6 +21,27 @@ func TestOpenCLFixtures(t *testing.T) {
 	} else {
 		d.Close()
 	}
+	checkGPUFixtures(t, "opencl")
+}
+
+// The same on CUDA wherever an NVIDIA driver and NVRTC are present (no
+// GPU in CI: it skips there, saying why; GCDBG_REQUIRE_CUDA=1 makes a
+// missing device a failure, for runs on a GPU machine).
+func TestCUDAFixtures(t *testing.T) {
+	if d, err := gpu.OpenCUDA(); err != nil {
+		if os.Getenv("GCDBG_REQUIRE_CUDA") != "" {
+			t.Fatal(err)
+		}
+		t.Skipf("no CUDA device: %v", err)
+	} else {
+		d.Close()
+	}
+	checkGPUFixtures(t, "cuda")
+}
+
+// checkGPUFixtures runs every fixture and both op zoos on device and
+// checks each output and grad against eager and PyTorch with the verdict.
+func checkGPUFixtures(t *testing.T, device string) {
 	paths, _ := filepath.Glob("../fixtures/*.json")
 	zoo, _ := filepath.Glob("../stages/testdata/zoo_*.json")
 	paths = append(paths, zoo...)
@@ -30,11 +51,11 @@ func TestOpenCLFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Run(tr, Options{Runs: 1, Device: "opencl"})
+			res, err := Run(tr, Options{Runs: 1, Device: device})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.HasPrefix(res.Device, "opencl: ") || res.Backend != "compiled" {
+			if !strings.HasPrefix(res.Device, device+": ") || res.Backend != "compiled" {
 				t.Errorf("device %q backend %q", res.Device, res.Backend)
 			}
 			for _, g := range res.Graphs {
