@@ -42,6 +42,9 @@ type Result struct {
 	// CopyGBps is the probe's device-to-device bandwidth (bytes read +
 	// written per second); 0 without a probe.
 	CopyGBps float64
+	// BuildSeconds is the runtime's build of src (NVRTC and module load on
+	// CUDA, clBuildProgram on OpenCL).
+	BuildSeconds float64
 }
 
 // Exec compiles src on dev and runs m on inputs (keyed by each input or
@@ -51,9 +54,11 @@ func Exec(dev Device, src string, m *compiler.Manifest, inputs map[string]*tenso
 		opt.Runs = 1
 	}
 	where := fmt.Sprintf("%s graph %q (%s)", dev.Backend(), m.Graph, m.Role)
+	start := time.Now()
 	if err := dev.Compile(src); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
+	built := time.Since(start).Seconds()
 	host, err := compiler.NewHostMemory(m, inputs)
 	if err != nil {
 		return nil, err
@@ -65,6 +70,7 @@ func Exec(dev Device, src string, m *compiler.Manifest, inputs map[string]*tenso
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	res.Device = dev.Name()
+	res.BuildSeconds = built
 	if opt.ProbeBytes >= 0 {
 		if res.CopyGBps, err = CopyBandwidth(dev, opt.ProbeBytes); err != nil {
 			return nil, fmt.Errorf("%s: bandwidth probe: %w", where, err)

@@ -84,6 +84,27 @@ type KernelResult struct {
 	Choice *compiler.Decision `json:"choice,omitempty"`
 }
 
+// KernelOf reads one GraphResult.Kernels entry whatever the device that
+// timed it: a CPU kernel (KernelResult) or a GPU one (GPUKernelResult, its
+// copy fraction beside). ok is false for anything else.
+func KernelOf(k any) (KernelResult, bool) {
+	switch k := k.(type) {
+	case KernelResult:
+		return k, true
+	case *KernelResult:
+		if k != nil {
+			return *k, true
+		}
+	case GPUKernelResult:
+		return k.KernelResult, true
+	case *GPUKernelResult:
+		if k != nil {
+			return k.KernelResult, true
+		}
+	}
+	return KernelResult{}, false
+}
+
 // DefaultDevice is "cpu" when a C compiler is on PATH and the renderer is
 // linked in, else "eager" with the reason.
 func DefaultDevice() (string, string) {

@@ -116,6 +116,9 @@ func addGPU(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult, res *
 		if i == 0 {
 			st.CopyGBps = r.CopyGBps
 		}
+		// Built by the device's runtime on every run ("compiled"): gcdbg
+		// keeps no GPU binaries of its own.
+		cr.builds = append(cr.builds, BuildInfo{Role: lp.Role, Cache: "miss", MS: r.BuildSeconds * 1e3})
 		cr.add(lp.Role, &src.Manifest, &compiler.ExecResult{Outputs: r.Outputs, Seconds: r.Seconds,
 			KernelSeconds: r.KernelSeconds, FallbackSeconds: r.FallbackSeconds})
 		st.TransferMS += compiler.Median(r.TransferSeconds) * 1e3

@@ -267,10 +267,7 @@ func writeKernels(sb *strings.Builder, ks []any) {
 	}
 	var rows []row
 	for _, k := range ks {
-		switch k := k.(type) {
-		case runner.KernelResult:
-			rows = append(rows, row{k.Name, k.Role, k.MS, k.GBps, k.GFlops})
-		case *runner.KernelResult:
+		if k, ok := runner.KernelOf(k); ok {
 			rows = append(rows, row{k.Name, k.Role, k.MS, k.GBps, k.GFlops})
 		}
 	}

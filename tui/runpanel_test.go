@@ -55,10 +55,7 @@ func TestRunPanelScrollsAndKeepsItsVerdict(t *testing.T) {
 	var kernels []string
 	for _, g := range res.Graphs {
 		for _, k := range g.Kernels {
-			if kr, ok := k.(runner.KernelResult); ok {
-				kernels = append(kernels, kr.Name)
-			}
-			if kr, ok := k.(*runner.KernelResult); ok {
+			if kr, ok := runner.KernelOf(k); ok {
 				kernels = append(kernels, kr.Name)
 			}
 		}

@@ -216,12 +216,12 @@ func DiffRuns(old, cur *runner.Result) []TimingDelta {
 		}
 		ok2 := map[string]float64{}
 		for _, k := range o.Kernels {
-			if kr, ok := k.(runner.KernelResult); ok {
+			if kr, ok := runner.KernelOf(k); ok {
 				ok2[kr.Role+"/"+kr.Name] = kr.MS
 			}
 		}
 		for _, k := range g.Kernels {
-			kr, ok := k.(runner.KernelResult)
+			kr, ok := runner.KernelOf(k)
 			if !ok {
 				continue
 			}

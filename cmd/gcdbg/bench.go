@@ -351,7 +351,7 @@ func benchTrace(path string, runs int, torch *torchServer, stderr io.Writer) (be
 			row.maxErr = math.Max(row.maxErr, maxAbs(gd.VsExpected))
 		}
 		for _, k := range g.Kernels {
-			kr, ok := k.(runner.KernelResult)
+			kr, ok := runner.KernelOf(k)
 			if !ok {
 				continue
 			}

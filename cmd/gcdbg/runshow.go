@@ -41,12 +41,16 @@ func printTiming(w io.Writer, g *runner.GraphResult) {
 
 // printCompiled shows how each program was built and the per-kernel table.
 func printCompiled(w io.Writer, g *runner.GraphResult) {
-	if builds, ok := g.Stages["build"].([]runner.BuildInfo); ok {
+	if builds, ok := g.Stages["build"].([]runner.BuildInfo); ok && len(builds) > 0 {
 		var parts []string
 		for _, b := range builds {
 			parts = append(parts, fmt.Sprintf("%s %s (%.1f ms)", b.Role, cacheWord(b.Cache), b.MS))
 		}
 		fmt.Fprintf(w, "  build: %s\n", strings.Join(parts, ", "))
+	}
+	if st, ok := g.Stages["gpu"].(runner.GPUStats); ok {
+		fmt.Fprintf(w, "  gpu: kernels %.3f ms, host<->device copies %.3f ms (%d bytes), host fallbacks %.3f ms; device copy %.1f GB/s, the kernels' bytes at %.1f%% of it\n",
+			st.KernelMS, st.TransferMS, st.TransferBytes, st.FallbackMS, st.CopyGBps, 100*st.BandwidthFraction)
 	}
 	if len(g.Kernels) == 0 {
 		return
@@ -54,7 +58,7 @@ func printCompiled(w io.Writer, g *runner.GraphResult) {
 	fmt.Fprintf(w, "  kernels (median of %d runs):\n", g.Timing.Runs)
 	fmt.Fprintf(w, "    %-40s %-9s %-9s %9s %8s %9s  %s\n", "name", "role", "kind", "ms", "GB/s", "GFLOP/s", "nodes")
 	for _, k := range g.Kernels {
-		kr, ok := k.(runner.KernelResult)
+		kr, ok := runner.KernelOf(k)
 		if !ok {
 			continue
 		}
@@ -133,7 +137,7 @@ func runAOT(dir, tracePath string, runs int) (*trace.Trace, *runner.Result, erro
 func printChoices(w io.Writer, g *runner.GraphResult) {
 	head := false
 	for _, k := range g.Kernels {
-		kr, ok := k.(runner.KernelResult)
+		kr, ok := runner.KernelOf(k)
 		if !ok || kr.Choice == nil {
 			continue
 		}
