@@ -79,9 +79,10 @@ def core_aten_names(path):
     return names
 
 
-# torch factories outside the core ATen opset that the exporter records as graph nodes (not frozen
-# constants) and gcdbg computes (ir/ops_linspace.go): their OpInfos are selected too
-EXTRA_OPINFOS = ("linspace", "logspace", "eye")
+# ops outside the core ATen opset that gcdbg computes, whose OpInfos are selected too: torch factories
+# the exporter records as graph nodes (not frozen constants; ir/ops_linspace.go), and index_add
+# (ir/ops_index_add.go; PyTorch 2.6 decomposes it before the core set)
+EXTRA_OPINFOS = ("linspace", "logspace", "eye", "index_add")
 
 
 def selected_opinfos(core):
