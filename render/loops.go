@@ -417,6 +417,8 @@ func (g *kernelGen) pointwiseNest(members []*loopir.Node) {
 			return
 		}
 		g.openGatherLoops(names, g.sp.outer, clause, members) // gather.go
+	} else if safe && g.tinyInner(members) {
+		g.openTinyInnerLoops(names, g.sp.outer, clause) // loops_tiny.go
 	} else {
 		g.openLoops(names, g.sp.outer, clause, safe)
 	}
