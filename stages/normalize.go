@@ -196,6 +196,8 @@ type normalizer struct {
 	mapped map[*ir.Node]ir.Arg
 	// metas are the inferred values (TensorMeta, Python values) per new node.
 	metas map[*ir.Node]ir.Value
+	// masked: the boolean-mask selection regions (normalize_masked_sel.go).
+	masked *maskedSels
 }
 
 func normalize(u *Unit) (err error) {
@@ -354,7 +356,7 @@ func (nz *normalizer) node(n *ir.Node) error {
 
 // call rewrites a call_function or call_method node.
 func (nz *normalizer) call(n *ir.Node) error {
-	if handled, err := nz.maskedSum(n); handled { // normalize_masked_sum.go: x[mask].sum()
+	if handled, err := nz.maskedSel(n); handled { // normalize_masked_sel.go: x[mask].sum(), F.cross_entropy(x[m], t[m])
 		return err
 	}
 	if handled, err := nz.composedCall(n); handled { // normalize_composed.go: F.dropout3d, F.instance_norm, x.unsqueeze_, ...
@@ -595,7 +597,7 @@ func checkMeta(n *ir.Node, got *ir.TensorMeta) error {
 	}
 	if !want.Shape.Equal(got.Shape) {
 		if mask := boolMaskIndex(n); mask != "" {
-			return fmt.Errorf("meta.shape: indexing with the boolean mask %q%s gives a shape that depends on the mask's values (%s in this trace); gcdbg compiles graphs of static shapes and does not take data-dependent ones: keep the shape and mask the values instead, e.g. torch.where(mask, x, 0) and a masked reduction (((p - t) ** 2 * mask).sum() / mask.sum() for a masked MSE)", mask, sourceLine(n), want.Shape)
+			return maskShapeError(n, mask, want.Shape, "") // normalize_masked_sel.go
 		}
 		return fmt.Errorf("meta.shape: gcdbg infers %s but the trace says %s", got.Shape, want.Shape)
 	}

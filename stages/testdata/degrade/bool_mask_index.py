@@ -1,4 +1,4 @@
-"""Masked loss by boolean indexing: F.mse_loss(pred[valid], target[valid]) (data-dependent shape)."""
+"""A boolean-mask selection read by cumsum (data-dependent shape; a running sum over the selection is no reduction of it)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -9,6 +9,7 @@ class M(nn.Module):
         self.fc = nn.Linear(8, 1)
     def forward(self, x, t, valid):
         p = self.fc(x).squeeze(-1)
-        return F.mse_loss(p[valid], t[valid])
+        sel = p[valid]
+        return F.mse_loss(p, t) + sel.cumsum(0).max()
 def make():
     return M(), (torch.randn(32, 8), torch.randn(32), torch.rand(32) > 0.3)
