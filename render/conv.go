@@ -570,7 +570,7 @@ func (g *kernelGen) poolArgs(n *loopir.Node, args []ir.Arg, k int, hasDil bool) 
 
 // pool4 declares N, C, H, W (the input's) and OH, OW.
 func (g *kernelGen) pool4(x *loopir.View, oh, ow loopir.Expr) {
-	g.line("const int64_t NC = %s * %s, C = %s, H = %s, W = %s, OH = %s, OW = %s;", g.e(x.Sizes[0]), g.e(x.Sizes[1]), g.e(x.Sizes[1]),
+	g.line("const %s NC = %s * %s, C = %s, H = %s, W = %s, OH = %s, OW = %s;", g.idxType(), g.e(x.Sizes[0]), g.e(x.Sizes[1]), g.e(x.Sizes[1]),
 		g.e(x.Sizes[2]), g.e(x.Sizes[3]), g.e(oh), g.e(ow))
 }
 
@@ -594,11 +594,12 @@ func (g *kernelGen) avgArgs(args []ir.Arg, i int) (cip bool, div int64) {
 
 // avgWindow declares hs, he, ws, we (clipped) and div for window (oh, ow).
 func (g *kernelGen) avgWindow(p poolGeom, cip bool, div int64) {
-	g.line("int64_t hs = oh * %d - %d, ws = ow * %d - %d;", p.stride[0], p.pad[0], p.stride[1], p.pad[1])
-	g.line("int64_t he = hs + %d < H + %d ? hs + %d : H + %d, we = ws + %d < W + %d ? ws + %d : W + %d;",
-		p.kernel[0], p.pad[0], p.kernel[0], p.pad[0], p.kernel[1], p.pad[1], p.kernel[1], p.pad[1])
+	it := g.idxType() // int64_t, OpenCL's long (simt_convpool.go)
+	g.line("%s hs = oh * %d - %d, ws = ow * %d - %d;", it, p.stride[0], p.pad[0], p.stride[1], p.pad[1])
+	g.line("%s he = hs + %d < H + %d ? hs + %d : H + %d, we = ws + %d < W + %d ? ws + %d : W + %d;",
+		it, p.kernel[0], p.pad[0], p.kernel[0], p.pad[0], p.kernel[1], p.pad[1], p.kernel[1], p.pad[1])
 	if div == 0 && cip {
-		g.line("const int64_t pool = (he - hs) * (we - ws);")
+		g.line("const %s pool = (he - hs) * (we - ws);", it)
 	}
 	g.line("hs = hs > 0 ? hs : 0; ws = ws > 0 ? ws : 0; he = he < H ? he : H; we = we < W ? we : W;")
 	switch {

@@ -278,10 +278,11 @@ func (g *simtGen) emitOne(n *loopir.Node, vars map[string]string, tmps map[strin
 	g.remember(n.Name, v)
 }
 
-// hostOnlyExtern is the kernel's extern node that has C code (conv.go) but
-// no SIMT code: convolution backward and pooling. GPU dialects run it as
-// an eager fallback step on the host, as they did before the C dialect
-// compiled it.
+// hostOnlyExtern is the kernel's extern node that has C code but no SIMT
+// code: max_unpool3d (an index outside the plane stops the C program) and
+// scatter's generated loops. GPU dialects run it as an eager fallback step
+// on the host, as they did before the C dialect compiled it. Convolution
+// backward and pooling have SIMT kernels (simt_convpool.go).
 func hostOnlyExtern(k *loopir.Kernel) *loopir.Node {
 	for _, n := range k.Nodes {
 		if n.Kind == loopir.Extern && hostOnlyOps[n.Op] {
@@ -292,10 +293,7 @@ func hostOnlyExtern(k *loopir.Kernel) *loopir.Node {
 }
 
 var hostOnlyOps = map[string]bool{
-	"conv2d_backward_input": true, "conv2d_backward_weight": true,
-	"max_pool2d": true, "max_pool2d_backward": true, "avg_pool2d": true, "avg_pool2d_backward": true,
-	"adaptive_avg_pool2d": true, "adaptive_avg_pool2d_backward": true,
-	"max_pool3d_with_indices": true, "adaptive_max_pool3d_with_indices": true, "max_unpool3d": true, "adaptive_max_pool3d_backward": true, // pool_nd.go
-	"scatter_add": true, // scatter_extern.go (a long index; a short one is a reduction)
-	"scatter":     true, // scatter_extern.go (no reduce=, loopir/scatter.go)
+	"max_unpool3d": true, // pool_nd.go
+	"scatter_add":  true, // scatter_extern.go (a long index; a short one is a reduction)
+	"scatter":      true, // scatter_extern.go (no reduce=, loopir/scatter.go)
 }

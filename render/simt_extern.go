@@ -30,6 +30,24 @@ func (g *simtGen) extern(n *loopir.Node) {
 		g.gemm(n, args, out, ob)
 	case "conv2d":
 		g.convSIMT(n, args, out, ob)
+	case "conv2d_backward_input":
+		g.convBackwardInputSIMT(n, args, out, ob) // simt_convpool.go
+	case "conv2d_backward_weight":
+		g.convBackwardWeightSIMT(n, args, out, ob)
+	case "max_pool2d":
+		g.maxPoolSIMT(n, args, out, ob)
+	case "max_pool2d_backward":
+		g.maxPoolBackwardSIMT(n, args, out, ob)
+	case "avg_pool2d":
+		g.avgPoolSIMT(n, args, out, ob)
+	case "avg_pool2d_backward":
+		g.avgPoolBackwardSIMT(n, args, out, ob)
+	case "adaptive_avg_pool2d", "adaptive_avg_pool2d_backward":
+		g.adaptiveAvgPoolSIMT(n, args, out, ob, n.Op == "adaptive_avg_pool2d_backward")
+	case "max_pool3d_with_indices", "adaptive_max_pool3d_with_indices":
+		g.maxPoolNDSIMT(n, args, out, ob)
+	case "adaptive_max_pool3d_backward":
+		g.maxPoolIndicesBackwardSIMT(n, args, out, ob)
 	case "sort", "topk":
 		g.sortSIMT(n, args, out, ob)
 	case "cumsum", "cumprod", "logcumsumexp", "cummax", "cummin":

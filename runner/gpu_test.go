@@ -55,27 +55,34 @@ func checkGPUFixtures(t *testing.T, device string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.HasPrefix(res.Device, device+": ") || res.Backend != "compiled" {
-				t.Errorf("device %q backend %q", res.Device, res.Backend)
-			}
-			for _, g := range res.Graphs {
-				st, _ := g.Stages["gpu"].(GPUStats)
-				t.Logf("graph %s: kernels %.3f ms, transfers %.3f ms (%d B), fallbacks %.3f ms, copy %.2f GB/s, fraction %.3f",
-					g.Name, st.KernelMS, st.TransferMS, st.TransferBytes, st.FallbackMS, st.CopyGBps, st.BandwidthFraction)
-				for _, o := range g.Outputs {
-					if !matches(o.VsEager) || !matches(o.VsExpected) {
-						t.Errorf("graph %s output %d: vs eager %+v, vs PyTorch %+v", g.Name, o.Index, o.VsEager, o.VsExpected)
-					}
-				}
-				for _, gr := range g.Grads {
-					if !matches(gr.VsEager) || !matches(gr.VsExpected) {
-						t.Errorf("graph %s grad %s: vs eager %+v, vs PyTorch %+v", g.Name, gr.Name, gr.VsEager, gr.VsExpected)
-					}
-				}
-			}
-			if !res.OK {
-				t.Errorf("run not OK")
-			}
+			checkGPUResult(t, res, device)
 		})
+	}
+}
+
+// checkGPUResult checks a run on device: the device and backend, and each
+// output and grad against eager and PyTorch by the verdict.
+func checkGPUResult(t *testing.T, res *Result, device string) {
+	t.Helper()
+	if !strings.HasPrefix(res.Device, device+": ") || res.Backend != "compiled" {
+		t.Errorf("device %q backend %q", res.Device, res.Backend)
+	}
+	for _, g := range res.Graphs {
+		st, _ := g.Stages["gpu"].(GPUStats)
+		t.Logf("graph %s: kernels %.3f ms, transfers %.3f ms (%d B), fallbacks %.3f ms, copy %.2f GB/s, fraction %.3f",
+			g.Name, st.KernelMS, st.TransferMS, st.TransferBytes, st.FallbackMS, st.CopyGBps, st.BandwidthFraction)
+		for _, o := range g.Outputs {
+			if !matches(o.VsEager) || !matches(o.VsExpected) {
+				t.Errorf("graph %s output %d: vs eager %+v, vs PyTorch %+v", g.Name, o.Index, o.VsEager, o.VsExpected)
+			}
+		}
+		for _, gr := range g.Grads {
+			if !matches(gr.VsEager) || !matches(gr.VsExpected) {
+				t.Errorf("graph %s grad %s: vs eager %+v, vs PyTorch %+v", g.Name, gr.Name, gr.VsEager, gr.VsExpected)
+			}
+		}
+	}
+	if !res.OK {
+		t.Errorf("run not OK")
 	}
 }
