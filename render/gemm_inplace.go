@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,8 +48,14 @@ func (r *renderer) foldGEMMsIntoEpilogues() {
 		if len(k.Nodes) < 2 {
 			continue
 		}
-		ext := k.Nodes[0]
-		if ext.Kind != loopir.Extern || ext.Op != "mm" || r.folded[ext] != nil {
+		// The mm is the kernel's first member, or comes after the pointwise
+		// inputs of its epilogue (sched/epilogue_inputs.go).
+		xi := slices.IndexFunc(k.Nodes, func(n *loopir.Node) bool { return n.Kind == loopir.Extern })
+		if xi < 0 {
+			continue
+		}
+		ext := k.Nodes[xi]
+		if ext.Op != "mm" || r.folded[ext] != nil {
 			continue
 		}
 		x := r.p.Buffers[ext.Name]
@@ -80,7 +87,7 @@ func (r *renderer) foldGEMMsIntoEpilogues() {
 			}
 			last = max(last, i)
 		}
-		if last < 1 {
+		if last <= xi {
 			continue
 		}
 		ei := -1

@@ -18,15 +18,15 @@ func TestTransposedGEMMOutputAndAliasedInputs(t *testing.T) {
 		src := renderLP(t, units[0], lp, render.C, render.Options{})
 		switch lp.Role {
 		case "backward":
-			if len(src.Kernels) != 10 {
-				t.Errorf("backward: %d kernels, want 10 (13 less the three transposing copies)", len(src.Kernels))
+			if len(src.Kernels) != 8 {
+				t.Errorf("backward: %d kernels, want 8 (13 less the three transposing copies, less the two relu masks computed in their mm's epilogue: sched/epilogue_inputs.go)", len(src.Kernels))
 			}
 			for _, k := range src.Kernels {
 				if strings.HasPrefix(k.Name, "k") && strings.Contains(k.Name, "permute") && k.Kind != "extern" {
 					t.Errorf("backward: a copy kernel %s (%s) is left", k.Name, k.Kind)
 				}
 			}
-			if k := kernelText(src.Code, "k9_mm_4("); !strings.Contains(k, "written transposed") {
+			if k := kernelText(src.Code, "k7_mm_4("); !strings.Contains(k, "written transposed") {
 				t.Errorf("mm_4 does not write its output transposed:\n%s", k)
 			}
 		case "forward":

@@ -319,7 +319,7 @@ func tentative(s *state, a, b *group) string {
 // reduction with pointwise work.
 func rank(cat string, a, b *group) int {
 	switch {
-	case cat == ExternEpilogue:
+	case cat == ExternEpilogue || cat == ExternEpilogueInput:
 		return 3
 	case (a.kind == loopir.Reduction) == (b.kind == loopir.Reduction):
 		return 2

@@ -47,14 +47,17 @@ func (s *state) check(a, b *group) (cat, reason, note string) {
 		switch {
 		case a.kind == loopir.Extern && b.kind == loopir.Extern:
 			return "", "extern can only take epilogues (both are extern calls)", ""
+		case a.kind != loopir.Extern && vertical && s.epilogueInput(a, b): // epilogue_inputs.go
+			cat = ExternEpilogueInput
 		case a.kind != loopir.Extern || !vertical:
 			return "", "extern can only take epilogues (this would be a prologue or a sibling)", ""
 		case b.kind != loopir.Pointwise:
 			return "", "extern can only take epilogues (a reduction is not a pointwise epilogue)", ""
 		case !sameNumel(a.outer, b.outer):
 			return "", fmt.Sprintf("ranges differ %s vs %s", tuple(a.outer), tuple(b.outer)), ""
+		default:
+			cat = ExternEpilogue
 		}
-		cat = ExternEpilogue
 	} else {
 		var ok bool
 		cat, ok = rangeCategory(a, b, vertical)
@@ -201,6 +204,9 @@ func (s *state) indexCheck(a, b *group) string {
 	}
 	var points [][]int64 // sampled only for an index affine.go cannot decide
 	for _, c := range b.nodes {
+		if c.Kind == loopir.Extern && !readsAny(c, a.writes) {
+			continue // an mm whose epilogue takes a's values (epilogue_inputs.go)
+		}
 		cm, ok := s.mapping(c, sp)
 		if !ok {
 			return fmt.Sprintf("ranges differ: %s iterates %s in a kernel over %s", c.Name, tuple(nodeRanges(c, s.p)), tuple(concat(sp.outer, sp.reduce)))
@@ -268,4 +274,14 @@ func str(e loopir.Expr) string {
 		return "?"
 	}
 	return e.String()
+}
+
+// readsAny reports whether n reads one of bufs.
+func readsAny(n *loopir.Node, bufs map[string]bool) bool {
+	for _, rd := range n.Reads {
+		if bufs[rd.Buffer] {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,70 @@
+package runner
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"gcdbg/sched"
+	"gcdbg/stages"
+	"gcdbg/trace"
+)
+
+// GELU's backward recomputes erf(a/√2) (tanh for the tanh form) from the
+// saved pre-activation, and the mm's epilogue (dY·W times the derivative)
+// is its only reader: the recomputation joins the mm's kernel as an input
+// of the epilogue (sched/epilogue_inputs.go) instead of storing its
+// buffers for the epilogue to read back. Feed-forward layers in training
+// with both GELUs (testdata/models/gelu_ffn_train.py, exported from
+// PyTorch) do it, and their outputs and gradients still match PyTorch and
+// the eager interpreter.
+func TestGELURecomputeJoinsGEMMEpilogue(t *testing.T) {
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler (cc) on PATH")
+	}
+	t.Setenv("GCDBG_AUTOTUNE", "0")
+	tr, err := trace.Load(filepath.Join("testdata", "gelu_ffn_train.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	units, err := stages.Run(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the recomputed derivative's erf and tanh, each in an mm's kernel
+	withMM := map[string]bool{}
+	fused := 0
+	for _, lp := range units[0].Programs {
+		for _, d := range lp.Schedule.Decisions {
+			if d.Action == "fuse" && d.Category == sched.ExternEpilogueInput {
+				fused++
+			}
+		}
+		for _, k := range lp.Schedule.Kernels {
+			mm := false
+			for _, n := range k.Nodes {
+				mm = mm || n.Op == "mm"
+			}
+			for _, n := range k.Nodes {
+				for _, o := range n.Origins {
+					if o == "_1_erf" || o == "_4_tanh" {
+						withMM[o] = withMM[o] || mm
+					}
+				}
+			}
+		}
+	}
+	if fused == 0 || !withMM["_1_erf"] || !withMM["_4_tanh"] {
+		t.Fatalf("%d extern-epilogue input fusions; erf and tanh computed with an mm: %v", fused, withMM)
+	}
+	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Backend != "compiled" || !res.OK {
+		t.Fatalf("backend %q: does not match:\n%s", res.Backend, res.Summary())
+	}
+	for _, g := range res.Graphs {
+		checkAllMatch(t, g, "")
+	}
+}
