@@ -226,22 +226,7 @@ func (r *renderer) layout() error {
 			rows[row.Name] = row
 		}
 	}
-	multiPass := map[string]bool{} // buffers written in reduction kernels
-	for _, k := range r.kernels {
-		red := false
-		for _, n := range k.Nodes {
-			red = red || n.Kind == loopir.Reduction
-		}
-		for _, n := range k.Nodes {
-			for _, w := range n.Writes {
-				multiPass[w.Buffer] = red
-			}
-		}
-	}
-	outputs := map[string]bool{}
-	for _, o := range r.p.Outputs {
-		outputs[o] = true
-	}
+	outputs := r.outputSet()
 	type placed struct {
 		name, key string
 		bytes     int64
@@ -275,13 +260,13 @@ func (r *renderer) layout() error {
 		}
 		r.store[name] = &storage{slot: len(r.man.Buffers), arena: -1, c: r.names.name("b_", name), dt: b.DType}
 		r.man.Buffers = append(r.man.Buffers, spec)
-		// Static intermediates go to the arena; buffers the plan puts in
-		// one storage (disjoint lifetimes) share an offset. An in-place
-		// overwrite inside a multi-pass reduction kernel is not honoured:
-		// a later pass may recompute from the overwritten input.
-		if n, ok := static(b.Sizes); ok && spec.Kind == string(loopir.Intermediate) && r.d.Entry {
+		// Static intermediates go to the arena (inArena, plan.go: the plan
+		// shares storage among these only); buffers the plan puts in one
+		// storage share an offset.
+		if r.inArena(name, outputs) {
+			n, _ := static(b.Sizes)
 			key := name
-			if planned && row.Storage != "" && !(row.Reuse == "inplace" && multiPass[name]) {
+			if planned && row.Storage != "" {
 				key = row.Storage
 			}
 			inArena = append(inArena, placed{name, key, n * int64(b.DType.Size())})

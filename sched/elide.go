@@ -2,16 +2,23 @@ package sched
 
 import "gcdbg/loopir"
 
-// Elisions are buffers the renderer leaves out of memory although the
-// schedule writes them, decided at render time (render.PlanMemory runs the
-// renderer's own decisions: a transposed GEMM result folded into the
-// GEMM's store, a dead all-zero table, a saved input returned as its own
-// slot). The plan lists each such buffer with its note and allocates none,
-// and counts the buffer a node writes instead of its own (the GEMM's
-// transposed output), so that the plan shows what the program allocates.
+// Elisions are the renderer's decisions about memory, taken at render
+// time (render.PlanMemory runs the renderer's own decisions), that the
+// plan honours so that it shows what the program allocates:
+//
+//   - buffers it leaves out of memory although the schedule writes them (a
+//     transposed GEMM result folded into the GEMM's store, a dead all-zero
+//     table, a saved input returned as its own slot): the plan lists each
+//     with its note and allocates none, and counts the buffer a node writes
+//     instead of its own (the GEMM's transposed output);
+//   - buffers it gives their own allocation (Own): outputs, handed back in
+//     their own slots; buffers of symbolic size; every buffer of a dialect
+//     without an arena. Such a buffer takes no other buffer's storage (no
+//     reuse, not in place) and hands its own to none.
 type Elisions struct {
 	Notes  map[string]string         // buffer -> why it gets no memory
 	Writes map[*loopir.Node][]string // buffers a node writes besides its own
+	Own    map[string]bool           // buffers allocated alone, never sharing storage
 }
 
 // PlanElided is Plan over the kernels the renderer keeps, with el's
@@ -56,6 +63,11 @@ func (s *state) writes(n *loopir.Node) []string {
 		out = append(out, s.el.Writes[n]...)
 	}
 	return out
+}
+
+// own says the renderer allocates name alone (Elisions.Own).
+func (s *state) own(name string) bool {
+	return s.el != nil && s.el.Own[name]
 }
 
 // elided is the note of a buffer the renderer gives no memory, or "".

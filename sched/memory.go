@@ -11,13 +11,14 @@ import (
 // buffer's, or an input's it overwrites in place). Inputs and parameters
 // are the caller's and not counted.
 //
-// Peaks count the bytes of storage held by live buffers at each kernel.
-// PeakBefore runs the kernels with one allocation per materialized
-// buffer, freed after its last read; PeakAfter with the plan. Reusing a
-// dead buffer of the same size saves an allocation, not bytes (the
-// storage changes hands); overwriting an input in place saves bytes (the
-// input and the output no longer coexist). PeakUnfused is the program
-// run one node per kernel without a plan: every intermediate in memory.
+// The rendered program holds every allocation for the whole call (one
+// arena at the plan's storage, one slot per output: render.layout, the
+// worker's compiler/exec.go), so a peak is the bytes of its allocations.
+// PeakBefore is one allocation per materialized buffer; PeakAfter the
+// plan's: a dead buffer of the same size handing its storage to a later
+// one, or an output overwriting a dying input in place, saves the later
+// buffer's bytes. PeakUnfused is the program run one node per kernel
+// without a plan: every intermediate in memory.
 type MemoryPlan struct {
 	Buffers                            []BufferLife
 	PeakUnfused, PeakBefore, PeakAfter int64
@@ -32,8 +33,11 @@ type BufferLife struct {
 	Bytes int64
 	// First and Last are the kernels that write it and last read it
 	// (outputs live to the end); both -1 when it is not materialized.
-	First, Last  int
-	Materialized bool   // false: written and read only inside one kernel, or elided
+	First, Last int
+	// Materialized is false when the buffer is written and read only
+	// inside one kernel by loops (an extern or fallback writes its
+	// result to memory), or elided.
+	Materialized bool
 	Note         string // why the renderer gives it no memory (Elisions), "" otherwise
 	Storage      string // the buffer whose allocation it uses (itself when new)
 	Reuse        string // "", "reuse" (a dead buffer's storage) or "inplace"
@@ -44,8 +48,8 @@ type slot struct {
 	owner string // the buffer that allocated it
 	bytes int64
 	dtype string
-	last  int      // last use of the buffer holding it now
-	lives [][2]int // lifetimes of the buffers it held
+	last  int  // last use of the buffer holding it now
+	own   bool // allocated alone (Elisions.Own): no later buffer takes it
 }
 
 // Plan computes lifetimes and storage for kernels (a schedule of p).
@@ -65,10 +69,14 @@ func (s *state) allocate(kernels []*loopir.Kernel, reuse bool) (int64, int, []Bu
 	}
 	first, last := map[string]int{}, map[string]int{}
 	readIn := map[string]map[int]bool{}
+	inMemory := map[string]bool{} // written by an extern call or a fallback
 	var written []string
 	for k, kern := range kernels {
 		for _, n := range kern.Nodes {
 			for _, w := range s.writes(n) {
+				if n.Kind == loopir.Extern || n.Kind == loopir.Fallback {
+					inMemory[w] = true
+				}
 				if _, ok := first[w]; !ok {
 					first[w] = k
 					last[w] = k
@@ -110,7 +118,7 @@ func (s *state) allocate(kernels []*loopir.Kernel, reuse bool) (int64, int, []Bu
 			continue
 		}
 		f := first[name]
-		if !outputs[name] && !readElsewhere(name) {
+		if !outputs[name] && !readElsewhere(name) && !inMemory[name] {
 			rows = append(rows, row)
 			continue
 		}
@@ -119,7 +127,7 @@ func (s *state) allocate(kernels []*loopir.Kernel, reuse bool) (int64, int, []Bu
 			row.Last = end
 		}
 		var sl *slot
-		if reuse {
+		if reuse && !s.own(name) {
 			if in := s.inPlace(kernels[f], name, row, holder, last, readElsewhere); in != "" {
 				sl, row.Reuse = holder[in], "inplace"
 			} else if sl = pickFree(slots, row, s.dtype(name)); sl != nil {
@@ -127,49 +135,19 @@ func (s *state) allocate(kernels []*loopir.Kernel, reuse bool) (int64, int, []Bu
 			}
 		}
 		if sl == nil {
-			sl = &slot{owner: name, bytes: row.Bytes, dtype: s.dtype(name)}
+			sl = &slot{owner: name, bytes: row.Bytes, dtype: s.dtype(name), own: s.own(name)}
 			slots = append(slots, sl)
 		}
 		sl.last = row.Last
-		sl.lives = append(sl.lives, [2]int{row.First, row.Last})
 		holder[name] = sl
 		row.Storage = sl.owner
 		rows = append(rows, row)
 	}
-	return peakBytes(slots, end), len(slots), rows
-}
-
-// peakBytes is the most bytes held at any kernel 0..end: a slot counts
-// once at each kernel some buffer it held is live. A sweep over the
-// union of each slot's lifetimes (lives come in order of their first
-// kernel; an in-place successor starts where its input ends), not a scan
-// of every slot at every kernel, which was quadratic on long programs.
-func peakBytes(slots []*slot, end int) int64 {
-	delta := make([]int64, end+2)
+	var peak int64
 	for _, sl := range slots {
-		lo, hi := -1, -2
-		for _, l := range sl.lives {
-			if l[0] > hi { // disjoint from the current run: close it
-				if lo >= 0 {
-					delta[lo] += sl.bytes
-					delta[hi+1] -= sl.bytes
-				}
-				lo, hi = l[0], l[1]
-				continue
-			}
-			hi = max(hi, l[1])
-		}
-		if lo >= 0 && hi >= lo {
-			delta[lo] += sl.bytes
-			delta[hi+1] -= sl.bytes
-		}
+		peak += sl.bytes
 	}
-	var peak, live int64
-	for k := 0; k <= end; k++ {
-		live += delta[k]
-		peak = max(peak, live)
-	}
-	return peak
+	return peak, len(slots), rows
 }
 
 func (s *state) dtype(name string) string {
@@ -186,7 +164,7 @@ func (s *state) dtype(name string) string {
 // buffer's storage to the end of a zoo graph).
 func pickFree(slots []*slot, row BufferLife, dtype string) *slot {
 	for _, sl := range slots {
-		if sl.last < row.First && sl.dtype == dtype && sl.bytes == row.Bytes {
+		if !sl.own && sl.last < row.First && sl.dtype == dtype && sl.bytes == row.Bytes {
 			return sl
 		}
 	}
@@ -200,7 +178,11 @@ func pickFree(slots []*slot, row BufferLife, dtype string) *slot {
 // loads run by the writer's store (LoadsRunBy: a member inlined into a
 // later one would read the overwritten value). No other member writes
 // out (a GEMM writing its epilogue's output, gemm_inplace.go, would
-// overwrite the input before the epilogue reads it).
+// overwrite the input before the epilogue reads it), and the kernel has
+// no reduction: the renderer runs such a kernel in passes over each row,
+// and a later pass may recompute from the overwritten input (render's
+// stash.go relies on a multi-pass kernel's output sharing no memory with
+// a buffer it reads).
 func (s *state) inPlace(kern *loopir.Kernel, out string, row BufferLife, holder map[string]*slot, last map[string]int, readElsewhere func(string) bool) string {
 	var writer *loopir.Node
 	var wIdx loopir.Expr
@@ -215,6 +197,9 @@ func (s *state) inPlace(kern *loopir.Kernel, out string, row BufferLife, holder 
 		return ""
 	}
 	for _, n := range kern.Nodes {
+		if n.Kind == loopir.Reduction {
+			return ""
+		}
 		for _, w := range s.writes(n) {
 			if w == out && n != writer {
 				return ""
@@ -233,7 +218,7 @@ func (s *state) inPlace(kern *loopir.Kernel, out string, row BufferLife, holder 
 	sort.Strings(cands)
 	for _, in := range cands {
 		ib, sl := s.p.Buffers[in], holder[in]
-		if ib == nil || sl == nil || ib.Kind != loopir.Intermediate || last[in] != row.First || sl.last != row.First {
+		if ib == nil || sl == nil || sl.own || ib.Kind != loopir.Intermediate || last[in] != row.First || sl.last != row.First {
 			continue
 		}
 		if ib.DType != ob.DType || !rangesEqual(ib.Sizes, ob.Sizes) || !rangesEqual(ib.Strides, ob.Strides) {

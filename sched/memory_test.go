@@ -33,9 +33,11 @@ func TestChainReusesFirstBuffer(t *testing.T) {
 			t.Errorf("%s: %+v, want in place in a\n%s", n, r, m.Table())
 		}
 	}
+	// The program holds its allocations for the whole call: four
+	// buffers before planning, one storage after.
 	size := int64(16 * 16 * 4)
-	if m.PeakBefore != 2*size || m.PeakAfter != size {
-		t.Errorf("peak %d -> %d, want %d -> %d\n%s", m.PeakBefore, m.PeakAfter, 2*size, size, m.Table())
+	if m.PeakBefore != 4*size || m.PeakAfter != size {
+		t.Errorf("peak %d -> %d, want %d -> %d\n%s", m.PeakBefore, m.PeakAfter, 4*size, size, m.Table())
 	}
 	// Fused, only the output is materialized.
 	m = Plan(b.p, s.Kernels)

@@ -129,7 +129,7 @@ var Table = []Stage{
 		Teach: teachLoopIR, Run: lowerLoops, Print: printLoopIR, Lang: "python", Loop: true},
 	{Name: "fusion", Explain: "The scheduler fuses loop nodes into kernels, best score first (category, bytes of memory traffic saved, proximity), and says why it refuses each pair it does not fuse.",
 		Teach: teachFusion, Run: scheduleFusion, Print: printFusion, Lang: "log", Loop: true, Open: true},
-	{Name: "memory", Explain: "Memory planning: each buffer's lifetime over the kernels, dead buffers reused and pointwise outputs written in place; peak bytes before and after.",
+	{Name: "memory", Explain: "Memory planning of what the rendered program allocates: each buffer's lifetime over the kernels, dead buffers reused and pointwise results written in place (graph outputs keep their own storage); peak bytes (held for the whole call) before and after.",
 		Teach: teachMemory, Run: planMemory, Print: printMemory, Lang: "log", Loop: true},
 	{Name: "kernels", Explain: "Code generation: each fused kernel becomes one C function (OpenMP-parallel outer loop, SIMD inner loop, fused producers kept in registers, GEMMs through OpenBLAS), named after its origins and commented with the user's source lines.",
 		Teach: teachKernels, Run: renderKernels, Print: printKernels, Lang: "c", Loop: true},

@@ -55,11 +55,14 @@ first: the category (an extern call followed by its pointwise epilogue first),
 the bytes of memory traffic saved, then how close the two are. It refuses a
 pair when fusing is illegal or pointless, and the log says why.`
 	teachMemory = `After fusion, buffers written and read inside one kernel never exist in
-memory. Every other buffer gets a lifetime (first write to last read, in kernel
-order). A dead buffer of the same size hands its storage to a later one (one
-allocation fewer, same bytes), and a pointwise kernel may overwrite a dying
-input in place (bytes saved: the two never coexist). The peak is the most
-bytes of storage alive at once, before and after planning.`
+memory, except what an extern call (a matmul, a convolution) writes: the
+library call stores its whole result before the epilogue reads it. Every other
+buffer gets a lifetime (first write to last read, in kernel order). A dead
+buffer of the same size hands its storage to a later one, and a pointwise
+kernel may overwrite a dying input in place; graph outputs are handed back in
+storage of their own. The plan is what the rendered program allocates, and it
+holds its storage for the whole call, so the peak is the bytes of its
+allocations, before and after planning.`
 	teachKernels = `Each fused kernel becomes a C function: one loop nest over the kernel's
 iteration ranges, loads from its input buffers at the folded index
 expressions, the fused pointwise ops as C expressions, and stores of the
