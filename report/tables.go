@@ -94,19 +94,12 @@ func loopTables(b *strings.Builder, p *provenance, ui int, u *stages.Unit) {
 				commas(m.PeakUnfused), commas(m.PeakBefore), commas(m.PeakAfter), m.AllocsBefore, m.AllocsAfter, m.Kernels)
 			b.WriteString(`<div class="scroll"><table class="t memory"><tr><th>buffer</th><th>kind</th><th>bytes</th><th>live (kernels)</th><th>storage</th><th>note</th></tr>` + "\n")
 			for _, bl := range m.Buffers {
-				live, storage, note := "-", "-", "not materialized: lives inside one kernel"
+				live, storage := "-", "-"
 				if bl.Materialized {
 					live = fmt.Sprintf("%d..%d", bl.First, bl.Last)
 					storage = nodeSpan(p, ui, scope, bl.Storage, g)
-					switch bl.Reuse {
-					case "reuse":
-						note = "reuses " + esc(bl.Storage) + " (dead by then)"
-					case "inplace":
-						note = "written in place over " + esc(bl.Storage)
-					default:
-						note = "new allocation"
-					}
 				}
+				note := esc(bl.Status())
 				fmt.Fprintf(b, `<tr><td>%s</td><td>%s</td><td class="num">%s</td><td class="num">%s</td><td>%s</td><td>%s</td></tr>`+"\n",
 					nodeSpan(p, ui, scope, bl.Name, g), esc(string(bl.Kind)), commas(bl.Bytes), live, storage, note)
 			}

@@ -140,27 +140,33 @@ func stmtString(st loopir.Stmt) string {
 	return st.Dst + " = " + rhs
 }
 
+// Status is a buffer's storage in words, the note column of the memory
+// plan (Table, the report): not allocated (the renderer's note), not
+// materialized, a new allocation, or another buffer's storage it takes.
+func (r BufferLife) Status() string {
+	switch {
+	case r.Note != "":
+		return "not allocated: " + r.Note
+	case !r.Materialized:
+		return "not materialized: lives inside one kernel"
+	case r.Reuse == "reuse":
+		return "reuses " + r.Storage + " (dead by then)"
+	case r.Reuse == "inplace":
+		return "in place over " + r.Storage
+	}
+	return "new allocation"
+}
+
 // Table prints the memory plan: one row per written buffer, then the peaks.
 func (m *MemoryPlan) Table() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-14s %-12s %10s  %-9s %-14s %s\n", "buffer", "kind", "bytes", "live", "storage", "note")
 	for _, r := range m.Buffers {
-		if r.Note != "" {
-			fmt.Fprintf(&b, "%-14s %-12s %10d  %-9s %-14s %s\n", r.Name, r.Kind, r.Bytes, "-", "-", "not allocated: "+r.Note)
-			continue
+		live, storage := "-", "-"
+		if r.Materialized {
+			live, storage = fmt.Sprintf("%d..%d", r.First, r.Last), r.Storage
 		}
-		if !r.Materialized {
-			fmt.Fprintf(&b, "%-14s %-12s %10d  %-9s %-14s %s\n", r.Name, r.Kind, r.Bytes, "-", "-", "not materialized: lives inside one kernel")
-			continue
-		}
-		note := "new allocation"
-		switch r.Reuse {
-		case "reuse":
-			note = "reuses " + r.Storage + " (dead by then)"
-		case "inplace":
-			note = "in place over " + r.Storage
-		}
-		fmt.Fprintf(&b, "%-14s %-12s %10d  %-9s %-14s %s\n", r.Name, r.Kind, r.Bytes, fmt.Sprintf("%d..%d", r.First, r.Last), r.Storage, note)
+		fmt.Fprintf(&b, "%-14s %-12s %10d  %-9s %-14s %s\n", r.Name, r.Kind, r.Bytes, live, storage, r.Status())
 	}
 	fmt.Fprintf(&b, "allocations: %d before planning, %d after\n", m.AllocsBefore, m.AllocsAfter)
 	fmt.Fprintf(&b, "peak bytes: %d before planning, %d after (%d kernels); %d unfused (one kernel per node)\n",
