@@ -447,7 +447,7 @@ def _reached_modules(fn):
 
 
 # the factory draws the tracer turns into graph nodes (torch.<name>)
-_FACTORY_DRAWS = ("rand", "randn")
+_FACTORY_DRAWS = ("rand", "randn", "randperm")
 # The deterministic factories it turns into graph nodes too (torch.<name>), the ones gcdbg has
 # (ir/ops_shape.go, ir/ops_linspace.go). fx runs torch.arange(T) / torch.zeros(4, 8) /
 # torch.linspace(0, 1, 5) of Python numbers while tracing and freezes the result into a
@@ -523,8 +523,8 @@ class _StackTracer(torch.fx.Tracer):
                 "gcdbg exporter: the model draws random numbers while torch.fx traces it (%s): fx "
                 "runs such a draw once and freezes its numbers into a constant, so the trace "
                 "could not replay what PyTorch draws\n  what to change: draw with torch.rand / "
-                "torch.randn (sizes may be ints or x.shape), torch.rand_like / torch.randn_like, "
-                "torch.bernoulli or dropout, which gcdbg records and replays; not torch.randint, "
+                "torch.randn (sizes may be ints or x.shape), torch.randperm(n), torch.rand_like / "
+                "torch.randn_like, torch.bernoulli or dropout, which gcdbg records and replays; not torch.randint, "
                 "torch.normal, Tensor.uniform_/normal_ or a torch.rand imported by name "
                 "(`from torch import rand`)" % where)
         return graph
@@ -806,10 +806,10 @@ _CAPTURE_HINTS = [
      "bound before tracing (`from torch import arange`). Call torch.arange, or register a buffer in __init__ "
      "(self.register_buffer(\"pos\", torch.arange(max_len), persistent=False)) and slice it "
      "(self.pos[:t]), or use a constant size"),
-    (("randint()", "randperm()", "normal()", "randint_like()"),
+    (("randint()", "normal()", "randint_like()"),
      "this random op cannot take a traced size or tensor here. gcdbg records and replays torch.rand and "
-     "torch.randn (sizes ints or x.shape), torch.rand_like / torch.randn_like, torch.bernoulli "
-     "and dropout; draw with one of those"),
+     "torch.randn (sizes ints or x.shape), torch.randperm(n), torch.rand_like / torch.randn_like, "
+     "torch.bernoulli and dropout; draw with one of those"),
 ]
 
 
@@ -1053,7 +1053,7 @@ _DROPOUT_FNS = {_F.dropout: (False, False, True, None), torch.dropout: (False, F
                 _F.feature_alpha_dropout: (True, True, False, None)}
 if hasattr(_F, "dropout1d"):
     _DROPOUT_FNS[_F.dropout1d] = (True, False, True, 3)
-_DRAW_FNS = {torch.rand_like, torch.randn_like, torch.bernoulli, torch.rand, torch.randn}
+_DRAW_FNS = {torch.rand_like, torch.randn_like, torch.bernoulli, torch.rand, torch.randn, torch.randperm}
 _DRAW_METHODS = {"bernoulli", "bernoulli_"}  # x.new_empty(s).bernoulli_(p): timm's drop_path
 _FEATURE_DROPOUT_MODULES = tuple(getattr(torch.nn, k) for k in ("Dropout1d", "Dropout2d", "Dropout3d")
                                  if hasattr(torch.nn, k))

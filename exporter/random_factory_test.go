@@ -12,7 +12,8 @@ import (
 )
 
 // A random draw whose sizes are Python ints (`x + torch.rand(3)`,
-// `torch.randn(2, 4)`) or a traced shape (`torch.randn(mu.shape)`) is a
+// `torch.randn(2, 4)`) or a traced shape (`torch.randn(mu.shape)`), and
+// torch.randperm(n) (mixup's x[torch.randperm(x.size(0))]), is a
 // graph node whose draw the reference run records (expected.random), not a
 // constant fx froze while tracing with numbers other than the reference
 // run's (examples/unseen/README.md, "What went wrong" 1): gcdbg replays
@@ -28,6 +29,7 @@ func TestFactoryDrawsRecordedAndReplayed(t *testing.T) {
 		{repro + "rand_const_min.py", "rand", 1},
 		{repro + "vae_randn_const.py", "randn", 1},
 		{repro + "vae_randn.py", "randn", 1},
+		{"randperm_mixup.py", "randperm randperm_1", 2},
 	} {
 		path := c.model
 		if !strings.Contains(path, "/") {

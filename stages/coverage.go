@@ -51,7 +51,6 @@ var outOfScope = map[string]string{
 	"native_group_norm_backward":           "a backward op: gcdbg derives gradients itself",
 	"native_layer_norm_backward":           "a backward op: gcdbg derives gradients itself",
 	"nonzero":                              "its output shape depends on the data; Dynamo breaks the graph there",
-	"randperm":                             "random permutations are not modeled",
 	"sym_storage_offset":                   "a layout query of symbolic shapes: gcdbg specializes strides and offsets",
 	"sym_stride":                           "a layout query of symbolic shapes: gcdbg specializes strides and offsets",
 }

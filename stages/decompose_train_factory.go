@@ -1,8 +1,12 @@
 package stages
 
-import "gcdbg/ir"
+import (
+	"gcdbg/ir"
+	"gcdbg/tensor"
+)
 
-// Decompositions of the factory random draws (ir/ops_train_factory.go).
+// Decompositions of the factory random draws (ir/ops_train_factory.go,
+// ir/ops_randperm.go).
 // The normalized stage replaces each rand/randn node by PyTorch's recorded
 // draw or by a draw at the node's own offset (training.go); these rows
 // decompose the op itself (its draw at offset 0), as the rand_like rows do.
@@ -15,6 +19,14 @@ func init() {
 		decomposition{"aten.randn", "randn(size, dtype) = philox_randn(size, 0, 0, dtype or float32), decomposed (the normalized stage gives each node its own offset or PyTorch's recorded draw)",
 			func(b *builder, a []ir.Arg) ir.Arg {
 				return decompPhiloxRandn(b, []ir.Arg{factorySize(a[0]), int64(0), int64(0), a[2]})
+			}},
+		decomposition{"aten.randperm", "randperm(n, dtype) = to_dtype(argsort(philox_rand([n], 0, 0, float64), 0, stable), dtype or int64) (the normalized stage gives each node its own offset or PyTorch's recorded draw)",
+			func(b *builder, a []ir.Arg) ir.Arg {
+				p := b.o("argsort", decompPhiloxRand(b, []ir.Arg{sizesArg([]int{b.int(a[0])}), int64(0), int64(0), tensor.Float64}), int64(0), false, true)
+				if dt, ok := a[2].(tensor.DType); ok && dt != tensor.Int64 {
+					return b.o("to_dtype", p, dt)
+				}
+				return p
 			}},
 	)
 }

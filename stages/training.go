@@ -24,7 +24,7 @@ import (
 //     write-backs: FunctionalInfo.Writebacks, keyed by the buffer's
 //     qualified name.
 //   - Random ops (dropout in training, rand_like, randn_like, bernoulli,
-//     rand and randn of a size) replay what PyTorch drew when the trace
+//     rand and randn of a size, randperm) replay what PyTorch drew when the trace
 //     records it (expected.random):
 //     the draw becomes a get_attr of a tensor "expected.random.<node>". A
 //     node without a recorded draw gets gcdbg's own counter-based draw,
@@ -222,11 +222,11 @@ func (nz *normalizer) batchNormTraining(n *ir.Node) (ir.Arg, error) {
 // randomOps are the canonical ops that draw random numbers.
 var randomOps = map[string]bool{"aten.dropout": true, "aten.feature_dropout": true, "aten.feature_alpha_dropout": true,
 	"aten.rand_like": true, "aten.randn_like": true, "aten.bernoulli": true, "aten.rrelu": true,
-	"aten._scaled_dot_product_attention": true, "aten.rand": true, "aten.randn": true}
+	"aten._scaled_dot_product_attention": true, "aten.rand": true, "aten.randn": true, "aten.randperm": true}
 
 // factoryDraws are the random ops without an input: torch.rand(*size),
-// torch.randn(*size).
-var factoryDraws = map[string]bool{"aten.rand": true, "aten.randn": true}
+// torch.randn(*size), torch.randperm(n).
+var factoryDraws = map[string]bool{"aten.rand": true, "aten.randn": true, "aten.randperm": true}
 
 // featureDropouts draw one value per (sample, channel); the alpha one
 // computes its output with alpha_dropout_masked.
@@ -379,6 +379,9 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 				dt, _ = a[1].(tensor.DType)
 			}
 		}
+		if d.Name == "aten.randperm" { // its uniforms; the permutation is their stable argsort
+			dt = tensor.Float64
+		}
 		if !dt.IsFloat() { // PyTorch: "not implemented for 'Long'"
 			return nil, nil, fmt.Errorf("args: %s draws floating values only, got dtype %s", d.Name, dt)
 		}
@@ -430,6 +433,13 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 			}
 			if err == nil {
 				drawn, err = nz.callFor(n, "aten.where", neg, s, one)
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+		case d.Name == "aten.randperm": // tensor.PhiloxRandperm
+			if drawn, err = nz.callFor(n, "aten.argsort", u, int64(0), false, true); err == nil && xm.DType != tensor.Int64 {
+				drawn, err = nz.callFor(n, "aten.to_dtype", drawn, xm.DType)
 			}
 			if err != nil {
 				return nil, nil, err

@@ -83,3 +83,18 @@ func PhiloxRandn(size []int, seed, offset int64, dt DType) (*Tensor, error) {
 	}
 	return nnFromData(dt, append([]int{}, size...), data), nil
 }
+
+// PhiloxRandperm is torch.randperm(n)'s distribution drawn by gcdbg: the
+// stable argsort of n uniforms PhiloxRand([n], seed, offset), a uniformly
+// random permutation of 0..n-1, in dtype dt (int64 by default in PyTorch).
+func PhiloxRandperm(n int, seed, offset int64, dt DType) (*Tensor, error) {
+	u, err := PhiloxRand([]int{n}, seed, offset, Float64)
+	if err != nil {
+		return nil, err
+	}
+	_, idx, err := Sort(u, 0, false, true)
+	if err != nil {
+		return nil, err
+	}
+	return idx.To(dt), nil
+}
