@@ -30,7 +30,7 @@ func TestMemoryPlanMatchesRenderedBuffers(t *testing.T) {
 		seen := false
 		for _, u := range units {
 			for _, lp := range u.Programs {
-				checkPlanIsRendered(t, path, u, lp, render.C)
+				checkPlanIsRendered(t, path, u, lp, lp.Memory, render.C)
 				for _, row := range lp.Memory.Buffers {
 					if row.Note == "" {
 						continue
@@ -71,21 +71,27 @@ func TestMemoryPlanStatusesAndPeakAreRendered(t *testing.T) {
 		units := loadUnits(t, path)
 		for _, u := range units {
 			for _, lp := range u.Programs {
-				if lp.Memory != nil && u.Failure == nil {
-					checkPlanIsRendered(t, path, u, lp, render.C)
+				if lp.Memory == nil || u.Failure != nil {
+					continue
 				}
+				checkPlanIsRendered(t, path, u, lp, lp.Memory, render.C)
+				// A dialect without an arena allocates every buffer alone
+				// (runner/gpu.go plans for it).
+				checkPlanIsRendered(t, path, u, lp, render.PlanMemory(lp.Loops, lp.Schedule.Kernels, render.OpenCL), render.OpenCL)
 			}
 		}
 	}
 }
 
-// checkPlanIsRendered renders lp with its plan and compares every plan
+// checkPlanIsRendered renders lp with plan in d and compares every plan
 // row with the manifest the worker allocates from.
-func checkPlanIsRendered(t *testing.T, path string, u *stages.Unit, lp *stages.LoopProgram, d render.Dialect) {
+func checkPlanIsRendered(t *testing.T, path string, u *stages.Unit, lp *stages.LoopProgram, plan *sched.MemoryPlan, d render.Dialect) {
 	t.Helper()
-	src := renderLP(t, u, lp, d, render.Options{})
-	plan := lp.Memory
-	where := fmt.Sprintf("%s graph %s (%s)", path, u.Captured.Name, lp.Role)
+	src, err := render.Render(lp.Loops, lp.Schedule.Kernels, plan, d, render.Options{Trace: filepath.Base(path), Graph: u.Captured.Name, Role: lp.Role})
+	if err != nil {
+		t.Fatal(err)
+	}
+	where := fmt.Sprintf("%s graph %s (%s, %s)", path, u.Captured.Name, lp.Role, d.Name)
 	// The storage each allocated buffer lives in, as the worker lays it
 	// out (compiler/exec.go): its own slot, or the arena at its offset.
 	storage := map[string]string{}
