@@ -22,10 +22,12 @@ func TestMaskedSelectionSumsMatchPyTorch(t *testing.T) {
 // before: only sums were taken), exported from PyTorch in training:
 // masked_det_mean.py, a detection head's BCE-with-logits over non-ignored
 // anchors, smooth-L1 over positive anchors, a pointwise chain then mean,
-// sum(-1) then mean, the mean of a [B, N] mask's selection of [B, N, C];
+// sum(-1) then mean, the mean of a [B, N] mask's selection of [B, N, C], a
+// sum divided by the selection's numel();
 // masked_tok_ce.py, a token classifier's cross_entropy(logits[valid],
 // labels[valid]) with valid = labels != -100, again with class weights and
-// label smoothing, mse/l1/huber on a regression head; masked_edges.py, an
+// label smoothing, mse/l1/huber on a regression head, a sum divided by
+// labels[valid].size(0); masked_edges.py, an
 // all-false mask (PyTorch's NaN means, zero gradients), an all-true one, a
 // learned temperature times the log of a selection (-inf in the padded rows:
 // its gradient stays finite), a NaN row outside the selection, mean(0) and

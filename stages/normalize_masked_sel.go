@@ -27,8 +27,11 @@ import (
 // selection's mean is 0/0 = NaN as PyTorch's, with zero gradients. The
 // selection itself is where(mask, x, 0), so x's unselected NaN/Inf never
 // reach a value or a gradient, and the gradient at the selected positions is
-// index's. Anything else reading such a value (the graph's output, another
-// index, cat, max, cumsum, ...) keeps the refusal, naming that reader.
+// index's. x[m].numel() and x[m].size(0) are the count (times the rows'
+// size) as a 0-d int64 tensor where only tensor arithmetic reads them
+// (loss.sum() / x[m].numel()). Anything else reading such a value (the
+// graph's output, another index, cat, max, cumsum, the length as a Python
+// number, ...) keeps the refusal, naming that reader.
 
 // selRole is what a captured node is in a masked-selection region.
 type selRole int
@@ -38,6 +41,7 @@ const (
 	selPick           // x[mask]: a padded selection
 	selElem           // computed from selections of one mask row by row: a padded selection
 	selReduce         // reduces padded selections over their first dim: a static shape
+	selLen            // x[m].numel(), x[m].size(0) read as a divisor: the count, a 0-d tensor
 )
 
 // maskedSels is the normalizer's state for the masked-selection regions.
@@ -147,6 +151,8 @@ func (nz *normalizer) maskedSel(n *ir.Node) (bool, error) {
 		p = selPlanned{selPick, m}
 	}
 	switch p.role {
+	case selLen:
+		return true, nz.selLength(n, p.mask)
 	case selPick:
 		return true, nz.selPick(n, p.mask)
 	case selElem:
@@ -202,7 +208,7 @@ func (nz *normalizer) selPlan(n, m *ir.Node) (map[*ir.Node]selRole, *ir.Node, st
 		if !reads {
 			continue
 		}
-		r, why := selReader(u, k, isSel)
+		r, why := selReader(u, k, isSel, ms.users[u])
 		if why != "" {
 			return nil, u, why
 		}
@@ -212,7 +218,7 @@ func (nz *normalizer) selPlan(n, m *ir.Node) (map[*ir.Node]selRole, *ir.Node, st
 }
 
 // selReader classifies u, a reader of a padded selection with K = k rows.
-func selReader(u *ir.Node, k int, isSel func(*ir.Node) (bool, string)) (selRole, string) {
+func selReader(u *ir.Node, k int, isSel func(*ir.Node) (bool, string), users []*ir.Node) (selRole, string) {
 	if u.Op == ir.Output {
 		return selNone, "returns it from the graph"
 	}
@@ -289,7 +295,18 @@ func selReader(u *ir.Node, k int, isSel func(*ir.Node) (bool, string)) (selRole,
 		case d.Name == "aten.max" || d.Name == "aten.min" || d.Name == "aten.amax" || d.Name == "aten.amin":
 			return selNone, fmt.Sprintf("reads it with %s: PyTorch raises for an empty selection's maximum or minimum, which compiled code cannot do; write torch.where(mask, x, float(\"-inf\")).max() (+inf and min for a minimum), the same value wherever the mask has a true element", d.Name)
 		case d.Name == "aten.numel" || d.Name == "aten.size":
-			return selNone, fmt.Sprintf("reads its length with %s, a Python number that depends on the mask's values; count the mask instead (mask.sum(), a tensor)", d.Name)
+			first := d.Name == "aten.numel"
+			if !first {
+				dims, ok := reducedDims(args[1], selRank)
+				first = ok && slices.Equal(dims, []int{0})
+			}
+			if first {
+				if why := selLenReaders(users); why != "" {
+					return selNone, why
+				}
+				return selLen, ""
+			}
+			return selNone, fmt.Sprintf("reads its shape with %s, a Python value that depends on the mask's values; count the mask instead (mask.sum(), a tensor)", d.Name)
 		default:
 			return selNone, fmt.Sprintf("reads it with %s, which gcdbg does not take over a selection (its result's shape or value would depend on the selection's length)", d.Name)
 		}
@@ -315,6 +332,20 @@ func selReader(u *ir.Node, k int, isSel func(*ir.Node) (bool, string)) (selRole,
 		}
 	}
 	return role, ""
+}
+
+// selLenReaders says why the length that x[m].numel() or x[m].size(0)
+// reads cannot be the mask's count as a 0-d int64 tensor: one of its
+// readers (users) computes a Python number or a shape from it. Tensor arithmetic
+// (loss.sum() / x[m].numel()) computes the same with the tensor.
+func selLenReaders(users []*ir.Node) string {
+	for _, r := range users {
+		d, _, ok := canonicalFor(r)
+		if r.Op == ir.Output || !ok || r.Meta.Tensor == nil || d.Kind != ir.KindPointwise {
+			return fmt.Sprintf("reads its length, a Python number that depends on the mask's values, and node %q%s uses it as one; divide by it in tensor arithmetic (loss.sum() / x[mask].numel()) or count the mask (mask.sum(), a tensor)", r.Name, sourceLine(r))
+		}
+	}
+	return ""
 }
 
 // reducedDims are a reduction's dims over a value of rank r, each in
@@ -525,6 +556,23 @@ func (nz *normalizer) selCount(n, m *ir.Node, r int) (*ir.Node, error) {
 		return c, err
 	}
 	return nz.moduleCall(n, "aten.mul", c, int64(r))
+}
+
+// selLength is x[m].numel() (the mask's count times the rows' size) or
+// x[m].size(0) (the count) as a 0-d int64 tensor.
+func (nz *normalizer) selLength(n, m *ir.Node) error {
+	sel := n.Args[0].(*ir.Node)
+	r := 1
+	if d, _, _ := canonicalFor(n); d.Name == "aten.numel" {
+		r = numelOf(sel.Meta.Tensor.Shape.Sizes()[1:])
+	}
+	c, err := nz.selCount(n, m, r)
+	if err != nil {
+		return err
+	}
+	nz.rename(c, n)
+	nz.mapped[n] = c
+	return nil
 }
 
 // selReduce writes a reduction over the padded rows: sum or mean (of the

@@ -4,7 +4,7 @@ tgt[valid])`, mean), smooth-L1 averaged over positive anchors (`F.smooth_l1_loss
 deltas[pos], beta=1/9)`), an objectness term `obj[pos].sigmoid().log().neg().mean()` (a chain of
 pointwise ops on a selection, then mean), a centre-ness MSE summed over the box coordinates
 before the mean (`((ctr[pos] - c_t[pos]) ** 2).sum(-1).mean()`), and a mean over a selection of
-a [B, N, C] tensor by a [B, N] mask (`cls[pos].mean()`)."""
+a [B, N, C] tensor by a [B, N] mask (`cls[pos].mean()`), a sum divided by the selection's numel()."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -34,7 +34,8 @@ class Head(nn.Module):
         obj_loss = obj[pos].sigmoid().log().neg().mean()
         ctr_loss = ((box[pos] - deltas[pos]) ** 2).sum(-1).mean()
         mean_pos = cls[pos].mean()
-        return cls_loss + box_loss + obj_loss + 0.1 * ctr_loss + 0.01 * mean_pos, cls_loss.detach()
+        l1_per_coord = F.l1_loss(box[pos], deltas[pos], reduction="sum") / box[pos].numel()
+        return cls_loss + box_loss + obj_loss + 0.1 * ctr_loss + 0.01 * mean_pos + l1_per_coord, cls_loss.detach()
 
 
 def make():

@@ -1,7 +1,7 @@
 """Token classifier (embedding + GRU-free MLP tagger) in training with the losses users write over
 an ignore-index mask: `valid = labels != -100; F.cross_entropy(logits[valid], labels[valid])`,
 the same with label smoothing and class weights, a masked MSE on a regression head
-(`F.mse_loss(pred[valid], score[valid])`), and an L1 / Huber pair on the same selection."""
+(`F.mse_loss(pred[valid], score[valid])`, and by hand: a sum divided by `labels[valid].size(0)`), and an L1 / Huber pair on the same selection."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -26,7 +26,7 @@ class Tagger(nn.Module):
         valid = labels != -100
         ce = F.cross_entropy(logits[valid], labels[valid])
         ce_ls = F.cross_entropy(logits[valid], labels[valid], weight=self.class_w, label_smoothing=0.1)
-        mse = F.mse_loss(pred[valid], score[valid])
+        mse = F.mse_loss(pred[valid], score[valid]) + ((pred[valid] - score[valid]) ** 2).sum() / labels[valid].size(0)
         l1 = F.l1_loss(pred[valid], score[valid]) + F.huber_loss(pred[valid], score[valid], delta=0.5)
         return ce + 0.5 * ce_ls + mse + l1, ce.detach()
 
