@@ -675,14 +675,14 @@ func (g *kernelGen) avgPoolBackward(n *loopir.Node, args []ir.Arg, out *storage,
 	g.line("}")
 }
 
-func (g *kernelGen) adaptiveAvgPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer, backward bool) {
-	var x, gy *loopir.View
-	var oh, ow loopir.Expr
+// adaptiveOperands reads adaptive_avg_pool2d's (backward: its input and
+// grad_output) and the output cells OH, OW; x nil after a failure.
+func (g *kernelGen) adaptiveOperands(n *loopir.Node, args []ir.Arg, ob *loopir.Buffer, backward bool) (x, gy *loopir.View, oh, ow loopir.Expr) {
 	if backward {
 		gy, x = g.operand(args[0], "grad_output"), g.operand(args[1], "self")
 		if gy == nil || len(gy.Sizes) != 4 {
 			g.fail("%s %s: grad_output must be 4-D", n.Op, n.Name)
-			return
+			return nil, nil, nil, nil
 		}
 		oh, ow = gy.Sizes[2], gy.Sizes[3]
 	} else {
@@ -691,6 +691,14 @@ func (g *kernelGen) adaptiveAvgPool(n *loopir.Node, args []ir.Arg, out *storage,
 	}
 	if x == nil || len(x.Sizes) != 4 {
 		g.fail("%s %s: the input must be 4-D", n.Op, n.Name)
+		return nil, nil, nil, nil
+	}
+	return x, gy, oh, ow
+}
+
+func (g *kernelGen) adaptiveAvgPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer, backward bool) {
+	x, gy, oh, ow := g.adaptiveOperands(n, args, ob, backward)
+	if x == nil {
 		return
 	}
 	t := g.ctype(ob.DType)

@@ -51,26 +51,34 @@ func (g *kernelGen) poolIndexOut(n *loopir.Node, rank int) (*loopir.Buffer, *sto
 	return ib, ist
 }
 
-func (g *kernelGen) maxPoolND(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	x := g.operand(args[0], "input")
+// maxPoolNDArgs reads a (values, indices) pool's input, its index buffer
+// and, unless adaptive, its window; x nil after a failure.
+func (g *kernelGen) maxPoolNDArgs(n *loopir.Node, args []ir.Arg, ob *loopir.Buffer) (x *loopir.View, ib *loopir.Buffer, ist *storage, adaptive bool, k, s, p, d [3]int64) {
+	x = g.operand(args[0], "input")
 	if x == nil || (len(x.Sizes) != 4 && len(x.Sizes) != 5) || len(ob.Sizes) != len(x.Sizes) {
 		g.fail("%s %s: a 4-D or 5-D input is needed", n.Op, n.Name)
-		return
+		return nil, nil, nil, false, k, s, p, d
 	}
-	rank := len(x.Sizes)
-	ib, ist := g.poolIndexOut(n, rank)
-	if ib == nil {
-		return
+	if ib, ist = g.poolIndexOut(n, len(x.Sizes)); ib == nil {
+		return nil, nil, nil, false, k, s, p, d
 	}
-	adaptive := n.Op == "adaptive_max_pool3d_with_indices"
-	var k, s, p, d [3]int64
+	adaptive = n.Op == "adaptive_max_pool3d_with_indices"
 	if !adaptive {
 		var ok bool
 		if k, s, p, d, ok = poolTriples(args); !ok {
 			g.fail("%s %s: kernel_size, stride, padding or dilation not understood", n.Op, n.Name)
-			return
+			return nil, nil, nil, false, k, s, p, d
 		}
 	}
+	return x, ib, ist, adaptive, k, s, p, d
+}
+
+func (g *kernelGen) maxPoolND(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
+	x, ib, ist, adaptive, k, s, p, d := g.maxPoolNDArgs(n, args, ob)
+	if x == nil {
+		return
+	}
+	rank := len(x.Sizes)
 	t := g.ctype(ob.DType)
 	xs, os, is := g.strides(x.Strides), g.strides(ob.Strides), g.strides(ib.Strides)
 	sz := func(v []loopir.Expr, i int) string { return g.e(v[rank-3+i]) }

@@ -282,21 +282,8 @@ func (g *simtGen) avgPoolBackwardSIMT(n *loopir.Node, args []ir.Arg, out *storag
 }
 
 func (g *simtGen) adaptiveAvgPoolSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer, backward bool) {
-	var x, gy *loopir.View
-	var oh, ow loopir.Expr
-	if backward {
-		gy, x = g.operand(args[0], "grad_output"), g.operand(args[1], "self")
-		if gy == nil || len(gy.Sizes) != 4 {
-			g.fail("%s %s: grad_output must be 4-D", n.Op, n.Name)
-			return
-		}
-		oh, ow = gy.Sizes[2], gy.Sizes[3]
-	} else {
-		x = g.operand(args[0], "input")
-		oh, ow = ob.Sizes[2], ob.Sizes[3]
-	}
-	if x == nil || len(x.Sizes) != 4 {
-		g.fail("%s %s: the input must be 4-D", n.Op, n.Name)
+	x, gy, oh, ow := g.adaptiveOperands(n, args, ob, backward) // conv.go
+	if x == nil {
 		return
 	}
 	t, it := g.ctype(ob.DType), g.idxType()
@@ -334,25 +321,11 @@ func (g *simtGen) adaptiveAvgPoolSIMT(n *loopir.Node, args []ir.Arg, out *storag
 // maxPoolNDSIMT: max_pool3d_with_indices and its adaptive form, one thread
 // per output point walking the window as pool_nd.go's maxPoolND.
 func (g *simtGen) maxPoolNDSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	x := g.operand(args[0], "input")
-	if x == nil || (len(x.Sizes) != 4 && len(x.Sizes) != 5) || len(ob.Sizes) != len(x.Sizes) {
-		g.fail("%s %s: a 4-D or 5-D input is needed", n.Op, n.Name)
+	x, ib, ist, adaptive, k, s, p, d := g.maxPoolNDArgs(n, args, ob) // pool_nd.go
+	if x == nil {
 		return
 	}
 	rank := len(x.Sizes)
-	ib, ist := g.poolIndexOut(n, rank)
-	if ib == nil {
-		return
-	}
-	adaptive := n.Op == "adaptive_max_pool3d_with_indices"
-	var k, s, p, d [3]int64
-	if !adaptive {
-		var ok bool
-		if k, s, p, d, ok = poolTriples(args); !ok {
-			g.fail("%s %s: kernel_size, stride, padding or dilation not understood", n.Op, n.Name)
-			return
-		}
-	}
 	t, it, q := g.ctype(ob.DType), g.idxType(), g.r.d.BufferQualifier
 	xs, os, is := g.strides(x.Strides), g.strides(ob.Strides), g.strides(ib.Strides)
 	sz := func(v []loopir.Expr, i int) string { return g.e(v[rank-3+i]) }

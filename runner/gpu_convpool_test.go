@@ -1,10 +1,8 @@
 package runner
 
 import (
-	"os"
 	"testing"
 
-	"gcdbg/gpu"
 	"gcdbg/render"
 	"gcdbg/stages"
 	"gcdbg/trace"
@@ -44,28 +42,14 @@ var gpuConvPoolTraces = []struct {
 }
 
 func TestOpenCLConvPoolKernels(t *testing.T) {
-	if d, err := gpu.OpenOpenCL(); err != nil {
-		if os.Getenv("GCDBG_REQUIRE_OPENCL") != "" {
-			t.Fatal(err)
-		}
-		t.Skipf("no OpenCL device: %v", err)
-	} else {
-		d.Close()
-	}
+	needGPU(t, "opencl")
 	checkGPUConvPool(t, "opencl")
 }
 
 // The same on CUDA where a driver and NVRTC are present
 // (GCDBG_REQUIRE_CUDA=1 makes a missing device a failure).
 func TestCUDAConvPoolKernels(t *testing.T) {
-	if d, err := gpu.OpenCUDA(); err != nil {
-		if os.Getenv("GCDBG_REQUIRE_CUDA") != "" {
-			t.Fatal(err)
-		}
-		t.Skipf("no CUDA device: %v", err)
-	} else {
-		d.Close()
-	}
+	needGPU(t, "cuda")
 	checkGPUConvPool(t, "cuda")
 }
 

@@ -13,29 +13,30 @@ import (
 // Every fixture on OpenCL (PoCL in CI): the compiled outputs and grads
 // match gcdbg's eager reference and PyTorch's values.
 func TestOpenCLFixtures(t *testing.T) {
-	if d, err := gpu.OpenOpenCL(); err != nil {
-		if os.Getenv("GCDBG_REQUIRE_OPENCL") != "" {
-			t.Fatal(err)
-		}
-		t.Skipf("no OpenCL device: %v", err)
-	} else {
-		d.Close()
-	}
+	needGPU(t, "opencl")
 	checkGPUFixtures(t, "opencl")
+}
+
+// needGPU skips t without a device of backend (opencl, cuda), or fails it
+// where GCDBG_REQUIRE_OPENCL / GCDBG_REQUIRE_CUDA is set.
+func needGPU(t *testing.T, backend string) {
+	t.Helper()
+	d, err := gpu.Open(backend)
+	if err == nil {
+		d.Close()
+		return
+	}
+	if os.Getenv("GCDBG_REQUIRE_"+strings.ToUpper(backend)) != "" {
+		t.Fatal(err)
+	}
+	t.Skipf("no %s device: %v", backend, err)
 }
 
 // The same on CUDA wherever an NVIDIA driver and NVRTC are present (no
 // GPU in CI: it skips there, saying why; GCDBG_REQUIRE_CUDA=1 makes a
 // missing device a failure, for runs on a GPU machine).
 func TestCUDAFixtures(t *testing.T) {
-	if d, err := gpu.OpenCUDA(); err != nil {
-		if os.Getenv("GCDBG_REQUIRE_CUDA") != "" {
-			t.Fatal(err)
-		}
-		t.Skipf("no CUDA device: %v", err)
-	} else {
-		d.Close()
-	}
+	needGPU(t, "cuda")
 	checkGPUFixtures(t, "cuda")
 }
 
