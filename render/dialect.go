@@ -114,13 +114,13 @@ var cTypes = map[tensor.DType]string{
 // compute in float (narrow.go).
 var C = Dialect{
 	Name: "c", Device: "cpu", Ext: ".c",
-	Prelude:      cPrelude + philoxPreludeC + expfPreludeC,
+	Prelude:      cPrelude + philoxPreludeC + expfPreludeC + erfTanhPreludeC,
 	KernelPrefix: "static void", Restrict: "restrict",
 	ParallelFor: "#pragma omp parallel for", SIMD: "#pragma omp simd",
 	ParallelMin: 32768, Entry: true,
 	Types:       withNarrowStorage(cTypes),
 	Narrow:      cNarrow,
-	Math:        withNarrowMath(withPyDivMod(mathTable(func(f string) string { return f + "f" }, func(f string) string { return f }))),
+	Math:        withNarrowMath(withInlineErfTanh(withPyDivMod(mathTable(func(f string) string { return f + "f" }, func(f string) string { return f })))),
 	Ops:         withPhilox(commonOps()),
 	FloatSuffix: map[tensor.DType]string{tensor.Float32: "f", tensor.Float16: "f", tensor.BFloat16: "f"},
 	Inf:         "INFINITY", NaN: "NAN",

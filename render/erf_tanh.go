@@ -1,0 +1,71 @@
+package render
+
+import "gcdbg/tensor"
+
+// erf and tanh in float, inline. glibc's libmvec erff and tanhf (the
+// prelude's simd declarations) cost 1.32 and 0.90 ms per 4M floats on two
+// threads against a copy's 0.62, which made a GELU kernel bound by them
+// (gelu_variants: 37-45% of the triad). gcdbg_erff and gcdbg_tanhf are one
+// rational function each, x * P(x^2) / Q(x^2), branch-free: gcc vectorizes
+// them inside the kernel's simd loop, with no call and no scalar path.
+//
+// The coefficients are a minimax fit of the error in float ULPs (a
+// Lawson-weighted linear least-squares iteration in float64), rounded to
+// float and then nudged by a few ULPs each where that lowered the worst
+// error of the float evaluation: erf over |x| < 3.9192059 (beyond it
+// erf(x) rounds to ±1), numerator degree 5 and denominator degree 5 in
+// x^2; tanh over |x| < 9.0109134 (beyond it tanh(x) rounds to ±1), degrees
+// 4 and 4. Outside those ranges, and wherever the rational's rounding
+// would give |r| > 1, the result is copysign(1, x): erf(±Inf) =
+// tanh(±Inf) = ±1. A NaN fails both compares and stays NaN; -0 and the
+// denormals keep their sign (x times a positive quotient), and tanh(x) = x
+// exactly for tiny x (P(0) = Q(0) = 1). Accuracy against erf and tanh in
+// double over all 2^32 floats (render's TestErfTanhULP, docs/performance.md):
+// erf 5.5 ULP at most, tanh 4.9 (libmvec: 4.0 and 1.37); the worst
+// errors sit near ±1, where four roundings (P, Q, the quotient, the
+// product) each cost up to one ULP of the result.
+const erfTanhPreludeC = `
+/* erf and tanh in float, branch-free and inline (render/erf_tanh.go):
+   x * P(x^2) / Q(x^2), +-1 beyond the range where they round to +-1. */
+static inline float gcdbg_erff(float x) {
+  float t = x * x;
+  float p = 0x1.12a686p-19f;
+  p = __builtin_fmaf(p, t, 0x1.2b28c4p-12f);
+  p = __builtin_fmaf(p, t, 0x1.f024e8p-9f);
+  p = __builtin_fmaf(p, t, 0x1.b09e44p-5f);
+  p = __builtin_fmaf(p, t, 0x1.86e518p-3f);
+  p = __builtin_fmaf(p, t, 0x1.20dd74p+0f);
+  float q = 0x1.3f63c8p-15f;
+  q = __builtin_fmaf(q, t, 0x1.31fc8ep-10f);
+  q = __builtin_fmaf(q, t, 0x1.ebcf1ep-7f);
+  q = __builtin_fmaf(q, t, 0x1.d42baep-4f);
+  q = __builtin_fmaf(q, t, 0x1.014590p-1f);
+  q = __builtin_fmaf(q, t, 1.0f);
+  float r = x * (p / q);
+  return fabsf(x) >= 3.9192059f || fabsf(r) > 1.0f ? copysignf(1.0f, x) : r;
+}
+static inline float gcdbg_tanhf(float x) {
+  float t = x * x;
+  float p = 0x1.c8255cp-27f;
+  p = __builtin_fmaf(p, t, 0x1.58bb1ap-16f);
+  p = __builtin_fmaf(p, t, 0x1.c9a846p-9f);
+  p = __builtin_fmaf(p, t, 0x1.11f95cp-3f);
+  p = __builtin_fmaf(p, t, 1.0f);
+  float q = 0x1.9fb188p-21f;
+  q = __builtin_fmaf(q, t, 0x1.57dcfap-12f);
+  q = __builtin_fmaf(q, t, 0x1.a7b82ap-6f);
+  q = __builtin_fmaf(q, t, 0x1.de51f4p-2f);
+  q = __builtin_fmaf(q, t, 1.0f);
+  float r = x * (p / q);
+  return fabsf(x) >= 9.0109134f || fabsf(r) > 1.0f ? copysignf(1.0f, x) : r;
+}
+`
+
+// withInlineErfTanh spells float erf and tanh as the prelude's inline
+// gcdbg_erff / gcdbg_tanhf (the narrow floats, computed in float, follow
+// through withNarrowMath); double keeps libm/libmvec.
+func withInlineErfTanh(m map[string]map[tensor.DType]string) map[string]map[tensor.DType]string {
+	m["erf"][tensor.Float32] = "gcdbg_erff"
+	m["tanh"][tensor.Float32] = "gcdbg_tanhf"
+	return m
+}
