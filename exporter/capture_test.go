@@ -56,16 +56,30 @@ func TestCaptureUnpackAndGlobalModules(t *testing.T) {
 	}
 }
 
+// Each names the user's line (the model file's frame of the traceback) and
+// says what to change; a loop over a traced size (range(x.size(0)), a
+// decoder's teacher-forcing loop) is told to loop over a Python int, not
+// sent to graph_breaks, and a loop over a tensor is not told to loop over
+// its unbind (which fails the same way).
 func TestCaptureErrorsSayWhatToChange(t *testing.T) {
-	for m, want := range map[string]string{"branch.py": "graph_breaks", "loop.py": "unbind"} {
+	for m, want := range map[string][]string{
+		"branch.py":     {"graph_breaks", "at branch.py:6 (`if x.sum() > 0:`)"},
+		"loop.py":       {"a, b, c = x.unbind(0)", "range(T)", "at loop.py:6 (`return sum(r for r in x)`)"},
+		"range_size.py": {"range(T)", "Python int", "at range_size.py:8 (`for t in range(x.size(0)):`)"},
+	} {
 		_, msg, err := export(t, m)
 		ee, ok := err.(*exec.ExitError)
 		if !ok || ee.ExitCode() != 2 {
 			t.Errorf("%s: exit %v, want 2\n%s", m, err, msg)
 			continue
 		}
-		if !strings.Contains(msg, "what to change:") || !strings.Contains(msg, want) || strings.Contains(msg, "Traceback") {
-			t.Errorf("%s: message does not say what to change (or shows a traceback):\n%s", m, msg)
+		if !strings.Contains(msg, "what to change:") || strings.Contains(msg, "Traceback") || strings.Contains(msg, "use torch.unbind") {
+			t.Errorf("%s: message does not say what to change (or shows a traceback, or sends a loop to unbind):\n%s", m, msg)
+		}
+		for _, w := range want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: message lacks %q:\n%s", m, w, msg)
+			}
 		}
 	}
 }

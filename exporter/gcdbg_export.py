@@ -782,9 +782,17 @@ def _mha_forward(m, seen, query, key, value, key_padding_mask=None, need_weights
 
 _CAPTURE_HINTS = [
     ("cannot be iterated",
-     "torch.fx cannot iterate a traced tensor here (a for-loop over a tensor or its shape, or "
-     "*args of one). Index it explicitly (x.shape[0], x[0]), use torch.unbind / x.unbind(0), or "
-     "unpack it in one assignment (`B, T, C = x.shape`, which gcdbg's tracer supports)"),
+     "torch.fx cannot iterate a traced tensor here (a for-loop over a tensor, its shape or its "
+     "x.unbind(0), or *args of one): how many items it has is not known while tracing. Loop over "
+     "a Python int instead (for t in range(T): ... x[:, t], T a constant or an attribute set in "
+     "__init__), or unpack a fixed number in one assignment (`a, b, c = x.unbind(0)`, "
+     "`B, T, C = x.shape`, which gcdbg's tracer supports)"),
+    ("cannot be interpreted as an integer",
+     "a traced size is used where Python needs an int (range(x.size(1)), a loop count, a list "
+     "index): torch.fx records sizes as graph values, so Python cannot loop a traced number of "
+     "times. Loop over a Python int instead (for t in range(T), T the model's fixed length: a "
+     "constant or an attribute set in __init__); indexing (x[:, t]), views and factories take "
+     "traced sizes as they are"),
     ("symbolically traced variables cannot be used as inputs to control flow",
      "an if/while depends on a tensor's values (data-dependent control flow). Split the model "
      "at that point and export the pieces with graph_breaks=[(fn0, inputs0, reason), ...] "
@@ -817,18 +825,37 @@ def _hint_matches(key, text):
     return any(k in text for k in key) if isinstance(key, tuple) else key in text
 
 
+def _traceback_line(tb):
+    """" at file.py:12 (`code`)": the innermost frame of traceback tb in the user's code (not
+    torch, not the exporter, not the standard library), or ""."""
+    user = None
+    lib = os.path.dirname(os.__file__)
+    while tb is not None:
+        f = tb.tb_frame.f_code.co_filename
+        if "/torch/" not in f and not os.path.basename(f).startswith("gcdbg_") and \
+                not f.startswith(lib) and not f.startswith("<"):
+            user = (f, tb.tb_lineno)
+        tb = tb.tb_next
+    if user is None:
+        return ""
+    import linecache
+    code = linecache.getline(user[0], user[1]).strip()
+    return " at %s:%d (`%s`)" % (os.path.basename(user[0]), user[1], code)
+
+
 def _capture_error(what, e):
     msg = str(e).split("\n")[0]
+    where = _traceback_line(e.__traceback__)
     for key, hint in _CAPTURE_HINTS:
         if _hint_matches(key, str(e)):
-            return CaptureError("gcdbg exporter: cannot capture %s with torch.fx: %s\n  what to change: %s"
-                                % (what, msg, hint))
-    return CaptureError("gcdbg exporter: cannot capture %s with torch.fx: %s: %s\n  what to change: "
+            return CaptureError("gcdbg exporter: cannot capture %s with torch.fx%s: %s\n  what to change: %s"
+                                % (what, where, msg, hint))
+    return CaptureError("gcdbg exporter: cannot capture %s with torch.fx%s: %s: %s\n  what to change: "
                         "torch.fx traces Python once with symbolic tensors, so code that needs "
                         "concrete values (Python control flow on tensors, .item(), .tolist(), "
                         "numpy) must move out of the traced function; split the model there with "
                         "graph_breaks (docs/exporter.md), or use --method dynamo on PyTorch 2.x"
-                        % (what, type(e).__name__, msg))
+                        % (what, where, type(e).__name__, msg))
 
 
 def fx_capture(model_or_fn, example_inputs=None):
