@@ -86,15 +86,25 @@ func (r *renderer) transposingCopy(k *loopir.Kernel, readers map[string]int, out
 	if on != xs[0]*xs[1] || !isContiguousStore(stv.Index, osz, rng) {
 		return nil, no, false
 	}
-	lc, ok4 := linearCoeffs(ld.Index)
-	sc, ok5 := linearCoeffs(stv.Index)
+	if rs, cs, ok := productStore(ld.Index, stv.Index, rng, xs[0], xs[1]); ok {
+		return ext, gemmStore{buf: out.Name, rowStride: rs, colStride: cs, origins: c.Origins}, true
+	}
+	return nil, no, false
+}
+
+// productStore reads, for a loop over the two static ranges rng that loads
+// the whole M x N product at index ld and stores at index st, where
+// element (i, j) lands: at i*rs + j*cs of the stored buffer, laid out
+// row-major as the product or as its transpose.
+func productStore(ld, st loopir.Expr, rng []int64, M, N int64) (rs, cs int64, ok bool) {
+	lc, ok4 := linearCoeffs(ld)
+	sc, ok5 := linearCoeffs(st)
 	if !ok4 || !ok5 || lc[""] != 0 || sc[""] != 0 {
-		return nil, no, false
+		return 0, 0, false
 	}
 	// Loop variable a walks the product's rows (load coefficient N), b its
 	// columns (coefficient 1); the store's coefficients are then where
 	// element (i, j) lands in out.
-	M, N := xs[0], xs[1]
 	for _, ab := range [2][2]string{{"x0", "x1"}, {"x1", "x0"}} {
 		a, b := ab[0], ab[1]
 		if lc[a] != N || lc[b] != 1 || rangeOf(a, rng) != M || rangeOf(b, rng) != N {
@@ -102,10 +112,10 @@ func (r *renderer) transposingCopy(k *loopir.Kernel, readers map[string]int, out
 		}
 		rs, cs := sc[a], sc[b]
 		if (rs == 1 && cs == M) || (cs == 1 && rs == N) {
-			return ext, gemmStore{buf: out.Name, rowStride: rs, colStride: cs, origins: c.Origins}, true
+			return rs, cs, true
 		}
 	}
-	return nil, no, false
+	return 0, 0, false
 }
 
 func rangeOf(v string, rng []int64) int64 {

@@ -237,7 +237,7 @@ func (g *kernelGen) render() (string, error) {
 	case ext != nil:
 		b := g.r.p.Buffers[ext.Name]
 		g.sp = space{outer: squeeze(b.Sizes)}
-		if !g.bmmBatched(ext, without(g.k.Nodes, ext)) { // gemm_batch.go
+		if !g.scatterAddIntoProduct(ext) && !g.bmmBatched(ext, without(g.k.Nodes, ext)) { // scatter_gemm.go, gemm_batch.go
 			g.extern(ext)
 			g.pointwiseNest(without(g.k.Nodes, ext))
 		}

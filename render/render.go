@@ -76,6 +76,8 @@ type renderer struct {
 	irNodes map[string]*ir.Node         // the graph's nodes by name (irnodes.go)
 	readers map[string][]*loopir.Node   // each buffer's reading nodes (internal builds it)
 	alts    map[int]*choiceSet          // kernels with alternatives chosen by measurement (choice.go)
+	// scatter_adds of zeros added in place to an mm's product (scatter_gemm.go)
+	scatterAdds map[*loopir.Node]*scatterIntoProduct
 }
 
 // Render renders kernels (a schedule of p) with plan's memory layout.
@@ -109,7 +111,8 @@ func newRenderer(p *loopir.Program, kernels []*loopir.Kernel, plan *sched.Memory
 	r := &renderer{d: d, p: p, plan: plan, opts: opts, names: newNamer(), symC: map[string]string{},
 		store: map[string]*storage{}, arena: -1, writer: map[string]*loopir.Node{}, kindOf: map[*loopir.Node]int{},
 		gemms: map[tensor.DType]bool{}, gens: map[int]*kernelGen{},
-		folded: map[*loopir.Node]*gemmStore{}, aliasOf: map[string]string{}, why: map[string]string{}}
+		folded: map[*loopir.Node]*gemmStore{}, aliasOf: map[string]string{}, why: map[string]string{},
+		scatterAdds: map[*loopir.Node]*scatterIntoProduct{}}
 	r.kernels = kernels
 	r.indexGraph()
 	for ki, k := range kernels {
@@ -124,11 +127,12 @@ func newRenderer(p *loopir.Program, kernels []*loopir.Kernel, plan *sched.Memory
 		}
 	}
 	r.foldTransposedGEMMs()
-	r.foldCopyEpilogues()      // gemm_batch.go
-	r.foldGEMMsIntoEpilogues() // gemm_inplace.go
-	r.elideZeroFulls()         // scatter_zero.go
-	r.foldSliceScatters()      // slice_scatter_fold.go
-	r.foldCopiesIntoGathers()  // copy_reads.go
+	r.foldCopyEpilogues()        // gemm_batch.go
+	r.foldGEMMsIntoEpilogues()   // gemm_inplace.go
+	r.elideZeroFulls()           // scatter_zero.go
+	r.foldScatterAddsIntoGEMMs() // scatter_gemm.go
+	r.foldSliceScatters()        // slice_scatter_fold.go
+	r.foldCopiesIntoGathers()    // copy_reads.go
 	r.aliasInputOutputs()
 	return r, nil
 }
