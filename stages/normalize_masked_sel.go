@@ -15,9 +15,10 @@ import (
 // elementwise for a later such reader — it is taken in its padded form:
 // where(mask, x, 0) flattened over the mask's dims to [M, r...] (M = the
 // mask's element count), row i standing for the mask's i-th element in
-// row-major order, as the selection lists them. Elementwise ops, losses with
-// reduction="none" and reductions over dims other than the first run on the
-// padded rows unchanged (their results are padded selections too); every
+// row-major order, as the selection lists them. Elementwise ops (Tensor.to
+// too), losses with reduction="none", softmax/log_softmax along a row and
+// sums/means over dims other than the first run on the padded rows
+// unchanged (their results are padded selections too); every
 // reduction over the first dim masks the rows where the mask is false first
 // — where(mask, v, 0), which drops their values and passes them no
 // gradient — and a mean divides by the count PyTorch divides by: the mask's
@@ -225,6 +226,19 @@ func selReader(u *ir.Node, k int, isSel func(*ir.Node) (bool, string), users []*
 	if u.Op != ir.CallFunction && u.Op != ir.CallMethod {
 		return selNone, fmt.Sprintf("reads it (%s %s)", u.Op, u.Target)
 	}
+	if u.Op == ir.CallMethod && u.Target == "to" { // x[m].to(dtype): normalizer.to
+		for i, a := range u.Args {
+			if an, ok := a.(*ir.Node); ok && i > 0 && an.Meta.Tensor != nil {
+				if sel, why := isSel(an); sel || why != "" {
+					return selNone, "reads it with Tensor.to of another selection"
+				}
+			}
+		}
+		if t := u.Meta.Tensor; t == nil || len(t.Shape) == 0 || t.Shape[0].Size != k {
+			return selNone, "reads it with Tensor.to, whose result does not keep the selection's rows"
+		}
+		return selElem, ""
+	}
 	d, al, ok := canonicalFor(u)
 	if !ok {
 		return selNone, fmt.Sprintf("reads it with %s, which gcdbg does not take over a selection", u.Target)
@@ -285,6 +299,12 @@ func selReader(u *ir.Node, k int, isSel func(*ir.Node) (bool, string), users []*
 		if dims == nil || slices.Contains(dims, 0) {
 			role = selReduce
 		}
+	case d.Name == "aten.softmax" || d.Name == "aten.log_softmax": // along a row
+		dims, ok := reducedDims(args[1], selRank)
+		if !slices.Equal(selAt, []int{0}) || !ok || len(dims) != 1 || dims[0] == 0 {
+			return selNone, fmt.Sprintf("reads it with %s across the selection's rows", d.Name)
+		}
+		role = selElem
 	case d.Name == "aten.detach" || d.Name == "aten.alias" ||
 		(d.Kind == ir.KindPointwise && !d.Inplace && !selExcluded[d.Name]):
 		role = selElem
@@ -444,6 +464,16 @@ func (nz *normalizer) selResult(n, c *ir.Node) error {
 	return nil
 }
 
+// selPaddedAs is shape with its first dim the padded rows of selection
+// value sel.
+func (nz *normalizer) selPaddedAs(sel *ir.Node, shape ir.Shape) ir.Shape {
+	out := slices.Clone(shape)
+	if c, ok := nz.mapped[sel].(*ir.Node); ok && c.Meta.Tensor != nil {
+		out[0] = ir.Dim{Size: c.Meta.Tensor.Shape[0].Size}
+	}
+	return out
+}
+
 // selArgs binds region node n's args to its canonical op and maps them
 // (canonical args, and the captured ones), checking that the tensors beside
 // the selections have the shapes the trace recorded (a padded value of
@@ -478,6 +508,18 @@ func (nz *normalizer) selCall(n *ir.Node, d *ir.OpDef, args []ir.Arg) (*ir.Node,
 
 // selElem computes n row by row on the padded rows.
 func (nz *normalizer) selElem(n, m *ir.Node) error {
+	if n.Op == ir.CallMethod && n.Target == "to" {
+		c := *n
+		tm := *n.Meta.Tensor
+		tm.Shape = nz.selPaddedAs(n.Args[0].(*ir.Node), tm.Shape)
+		c.Meta.Tensor = &tm
+		if err := nz.to(&c); err != nil {
+			return err
+		}
+		nz.mapped[n] = nz.mapped[&c]
+		delete(nz.mapped, &c)
+		return nil
+	}
 	d, args, capt, err := nz.selArgs(n)
 	if err != nil {
 		return err

@@ -1,7 +1,8 @@
 """Token classifier (embedding + GRU-free MLP tagger) in training with the losses users write over
 an ignore-index mask: `valid = labels != -100; F.cross_entropy(logits[valid], labels[valid])`,
 the same with label smoothing and class weights, a masked MSE on a regression head
-(`F.mse_loss(pred[valid], score[valid])`, and by hand: a sum divided by `labels[valid].size(0)`), and an L1 / Huber pair on the same selection."""
+(`F.mse_loss(pred[valid], score[valid])`, and by hand: a sum divided by `labels[valid].size(0)`), an L1 / Huber pair on the same selection,
+nll_loss of log_softmax(logits[valid], -1), and an L1 computed in float64 (`.to(torch.float64)`)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -28,7 +29,9 @@ class Tagger(nn.Module):
         ce_ls = F.cross_entropy(logits[valid], labels[valid], weight=self.class_w, label_smoothing=0.1)
         mse = F.mse_loss(pred[valid], score[valid]) + ((pred[valid] - score[valid]) ** 2).sum() / labels[valid].size(0)
         l1 = F.l1_loss(pred[valid], score[valid]) + F.huber_loss(pred[valid], score[valid], delta=0.5)
-        return ce + 0.5 * ce_ls + mse + l1, ce.detach()
+        nll = F.nll_loss(F.log_softmax(logits[valid], -1), labels[valid])
+        l1_64 = (pred[valid].to(torch.float64) - score[valid].double()).abs().mean().float()
+        return ce + 0.5 * ce_ls + mse + l1 + nll + l1_64, ce.detach()
 
 
 def make():
