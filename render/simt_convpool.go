@@ -22,8 +22,10 @@ import (
 //     double, as the forward. Padding is never multiplied (the C path
 //     drops its columns too).
 //   - conv2d_backward_weight: one block per weight element (oc, ci, kh,
-//     kw), its threads striding over N*OH*OW, the partial sums (double)
-//     combined by the block reduction of simt_reduce.go; only real input
+//     kw), or per (oc, ci) pair for all its taps where they are few and
+//     the pairs many (convBackwardWeightTaps), its threads striding over
+//     N*OH*OW, the partial sums (double) combined by the block reduction
+//     of simt_reduce.go; only real input
 //     elements are multiplied, which is what the C path's NaN/Inf redo
 //     gives (conv_nonfinite.go): a NaN dY at a point whose window reaches
 //     padding does not reach the taps that read the padding.
@@ -121,6 +123,9 @@ func (g *simtGen) convBackwardWeightSIMT(n *loopir.Node, args []ir.Arg, out *sto
 	if !ok {
 		return
 	}
+	if g.convBackwardWeightTaps(n, gy, x, out, ob, stride, pad, dil, groups) {
+		return
+	}
 	d := g.r.d
 	t, it, q := g.ctype(ob.DType), g.idxType(), d.BufferQualifier
 	g.launch = Launch{Shape: "conv2d_backward_weight", Units: g.r.sizeText(loopir.Mul(append([]loopir.Expr{loopir.C(1)}, ob.Sizes...)...)), PerGroup: 1, Block: simtBlock}
@@ -149,6 +154,79 @@ func (g *simtGen) convBackwardWeightSIMT(n *loopir.Node, args []ir.Arg, out *sto
 	g.closeLoop(n) // the epilogue in thread 0, closing the if
 	g.ind--
 	g.line("}")
+}
+
+// The weight gradient by (oc, ci) pairs: one block per pair computes all
+// KH*KW taps, each thread reading a dY element once for every tap (the
+// per-element blocks above read it once per tap), when the taps are static
+// and few (a double accumulator and a shared array each) and the pairs
+// alone are enough blocks to fill a GPU.
+const (
+	simtTapsMax      = 16
+	simtTapsMinPairs = 512
+)
+
+// convBackwardWeightTaps writes dW by (oc, ci) pairs; false when the
+// shape does not qualify (the per-element blocks then).
+func (g *simtGen) convBackwardWeightTaps(n *loopir.Node, gy, x *loopir.View, out *storage, ob *loopir.Buffer, stride, pad, dil [2]int64, groups int64) bool {
+	kh, ok1 := static(ob.Sizes[2:3])
+	kw, ok2 := static(ob.Sizes[3:4])
+	pairs, ok3 := static(ob.Sizes[:2])
+	if !ok1 || !ok2 || !ok3 || kh*kw > simtTapsMax || pairs < simtTapsMinPairs {
+		return false
+	}
+	d := g.r.d
+	t, it, q := g.ctype(ob.DType), g.idxType(), d.BufferQualifier
+	g.launch = Launch{Shape: "conv2d_backward_weight", Units: g.r.sizeText(loopir.Mul(loopir.C(1), ob.Sizes[0], ob.Sizes[1])), PerGroup: 1, Block: simtBlock}
+	accs := make([]*accum, kh*kw)
+	for i := range accs {
+		accs[i] = &accum{op: "sum", in: ob.DType, dt: ob.DType, acc: fmt.Sprintf("acc%d", i)}
+	}
+	at := g.accType(accs[0])
+	g.line("const %s lid = %s;", it, d.LocalIdx)
+	g.line("const %s NB = %s, H = %s, W = %s, OC = %s, OH = %s, OW = %s;", it, g.e(x.Sizes[0]),
+		g.e(x.Sizes[2]), g.e(x.Sizes[3]), g.e(ob.Sizes[0]), g.e(gy.Sizes[2]), g.e(gy.Sizes[3]))
+	g.line("const %s CG = %s, OCG = OC / %d;", it, g.e(ob.Sizes[1]), groups)
+	g.line("for (%s pc = %s; pc < OC * CG; pc += %s) {", it, d.GroupIdx, d.NumGroups)
+	g.ind++
+	g.line("const %s ci = pc %% CG, oc = pc / CG, c = oc / OCG * CG + ci;", it)
+	g.line("const %s *DY = %s + oc * %s; const %s *X = %s + c * %s;", q+t, g.ptr(gy), g.e(gy.Strides[1]), q+t, g.ptr(x), g.e(x.Strides[1]))
+	for _, a := range accs {
+		g.line("%s %s = 0;", at, a.acc)
+	}
+	g.line("for (%s ri = lid; ri < NB * OH * OW; ri += %s) {", it, d.LocalSize)
+	g.ind++
+	g.line("const %s ow = ri %% OW, oh = ri / OW %% OH, cn = ri / (OW * OH);", it)
+	g.line("const %s dv = (%s)DY[cn * %s + oh * %s + ow * %s];", at, at, g.e(gy.Strides[0]), g.e(gy.Strides[2]), g.e(gy.Strides[3]))
+	g.line("const %s *Xn = X + cn * %s;", q+t, g.e(x.Strides[0]))
+	for i := int64(0); i < kh; i++ {
+		g.line("{ const %s ih = oh * %d - %d + %d; if (ih >= 0 && ih < H) { /* padding: not multiplied (conv_nonfinite.go) */", it, stride[0], pad[0], i*dil[0])
+		for j := int64(0); j < kw; j++ {
+			g.line("  { const %s iw = ow * %d - %d + %d; if (iw >= 0 && iw < W) %s += dv * (%s)Xn[ih * %s + iw * %s]; }",
+				it, stride[1], pad[1], j*dil[1], accs[i*kw+j].acc, at, g.e(x.Strides[2]), g.e(x.Strides[3]))
+		}
+		g.line("} }")
+	}
+	g.ind--
+	g.line("}")
+	for _, a := range accs {
+		g.blockReduce(a) // simt_reduce.go: each tap's sum in every thread
+	}
+	g.line("if (lid == 0) {")
+	g.ind++
+	for i, a := range accs {
+		g.line("%s[pc * %d + %d] = (%s)%s;", out.c, kh*kw, i, t, a.acc)
+	}
+	if len(g.k.Nodes) > 1 {
+		g.line("for (%s f = pc * %d; f < (pc + 1) * %d; f++) {", it, kh*kw, kh*kw)
+		g.ind++
+		g.closeLoop(n) // the epilogue at the pair's taps
+	}
+	g.ind--
+	g.line("}")
+	g.ind--
+	g.line("}")
+	return true
 }
 
 // poolWindowRows opens the loops over window element (kh, kw) of output

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"strings"
 	"testing"
 
 	"gcdbg/render"
@@ -30,8 +31,11 @@ var gpuConvPoolTraces = []struct {
 	// eager and gcdbg's C and GPU code are finite, conv_nonfinite.go);
 	// checked against eager only, as TestConvNonFiniteGEMMKernels does.
 	eagerOnly bool
+	// wantCode: text the device source must hold (the weight gradient's
+	// two forms: one block per element, one per (oc, ci) pair).
+	wantCode []string
 }{
-	{path: "testdata/gpu_convpool_train.json", strict: true},
+	{path: "testdata/gpu_convpool_train.json", strict: true, wantCode: []string{"f < OC * CG * KH * KW; f += ", "pc < OC * CG; pc += "}},
 	{path: "testdata/conv_nonfinite.json", strict: true},
 	{path: "testdata/conv_nonfinite_gemm.json", strict: true, eagerOnly: true},
 	{path: "testdata/conv_depthwise_train.json", strict: true},
@@ -64,14 +68,15 @@ func checkGPUConvPool(t *testing.T, device string) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var code strings.Builder
 			for _, u := range units {
 				for _, lp := range u.Programs {
 					where := u.Captured.Name + " (" + lp.Role + ")"
 					if lp.Loops == nil || lp.Schedule == nil {
 						t.Fatalf("graph %s: no loop program", where)
 					}
-					onDev, launches := fallbackOps(t, c.path, u, lp, render.Dialects[device])
-					onCPU, _ := fallbackOps(t, c.path, u, lp, render.C)
+					onDev, launches := fallbackOps(t, c.path, u, lp, render.Dialects[device], &code)
+					onCPU, _ := fallbackOps(t, c.path, u, lp, render.C, nil)
 					if launches == 0 {
 						t.Errorf("graph %s: no kernels", where)
 					}
@@ -80,6 +85,11 @@ func checkGPUConvPool(t *testing.T, device string) {
 							t.Errorf("graph %s: %d %s step(s) are host fallbacks on %s (%d on the CPU)", where, k, op, device, onCPU[op])
 						}
 					}
+				}
+			}
+			for _, w := range c.wantCode {
+				if !strings.Contains(code.String(), w) {
+					t.Errorf("no %q in the %s source", w, device)
 				}
 			}
 			res, err := RunUnits(tr, units, Options{Runs: 1, Device: device})
@@ -107,13 +117,16 @@ func checkGPUConvPool(t *testing.T, device string) {
 }
 
 // fallbackOps renders one program in dialect d and counts its fallback
-// steps by op, and its kernel launches.
-func fallbackOps(t *testing.T, path string, u *stages.Unit, lp *stages.LoopProgram, d render.Dialect) (map[string]int, int) {
+// steps by op, and its kernel launches; the source goes to code if set.
+func fallbackOps(t *testing.T, path string, u *stages.Unit, lp *stages.LoopProgram, d render.Dialect, code *strings.Builder) (map[string]int, int) {
 	t.Helper()
 	plan := render.PlanMemory(lp.Loops, lp.Schedule.Kernels, d)
 	src, err := render.Render(lp.Loops, lp.Schedule.Kernels, plan, d, render.Options{Trace: path, Graph: u.Captured.Name, Role: lp.Role})
 	if err != nil {
 		t.Fatalf("graph %s (%s) in %s: %v", u.Captured.Name, lp.Role, d.Name, err)
+	}
+	if code != nil {
+		code.WriteString(src.Code)
 	}
 	ops, launches := map[string]int{}, 0
 	for _, st := range src.Manifest.Steps {

@@ -3,7 +3,9 @@
 # must be a device kernel (no host fallback) and match PyTorch. Covered: a grouped conv with
 # stride, asymmetric padding, dilation and a non-square kernel; a depthwise conv (groups = C) with
 # stride 2; a 1x1 conv without bias; a conv whose stride exceeds its dilated window (input
-# elements no tap reaches: their gradient is 0); max_pool2d with padding, ceil_mode, dilation and a
+# elements no tap reaches: their gradient is 0); a 16->32 conv with 512 (out, in) channel pairs,
+# whose weight gradient takes the GPU's one-block-per-pair kernel (the others one block per
+# weight element); max_pool2d with padding, ceil_mode, dilation and a
 # NaN in its input (the last NaN of a window wins, its gradient goes there); avg_pool2d with
 # ceil_mode and count_include_pad False, count_include_pad True, divisor_override; adaptive average
 # pools whose cells overlap (sizes not divisible) and a global one. Each result is multiplied by a
@@ -27,6 +29,7 @@ class M(nn.Module):
         self.pw = nn.Conv2d(6, 8, 1, bias=False)
         self.sk = nn.Conv2d(4, 5, 2, stride=3, padding=1, dilation=1)
         self.big = nn.Conv2d(4, 16, 3, padding=1)
+        self.wide = nn.Conv2d(16, 32, (3, 2), stride=(1, 2), padding=(2, 1), dilation=(2, 1))
         q = torch.randn(2, 3, 9, 10)
         q[0, 1, 2, 3] = float("nan")
         q[0, 1, 2, 4] = float("nan")
@@ -50,6 +53,7 @@ class M(nn.Module):
             F.adaptive_avg_pool2d(self.pw(d), (2, 3)),
             F.adaptive_avg_pool2d(b, (4, 5)),
             F.adaptive_avg_pool2d(self.sk(x), 1),
+            F.max_pool2d(self.wide(b), 2, stride=1),
         ]
 
     def forward(self, x):
