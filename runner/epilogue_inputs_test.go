@@ -14,10 +14,11 @@ import (
 // saved pre-activation, and the mm's epilogue (dY·W times the derivative)
 // is its only reader: the recomputation joins the mm's kernel as an input
 // of the epilogue (sched/epilogue_inputs.go) instead of storing its
-// buffers for the epilogue to read back. Feed-forward layers in training
-// with both GELUs (testdata/models/gelu_ffn_train.py, exported from
-// PyTorch) do it, and their outputs and gradients still match PyTorch and
-// the eager interpreter.
+// buffers for the epilogue to read back; so does a SwiGLU's recomputed
+// sigmoid (Llama's MLP). Feed-forward layers in training with both GELUs
+// and a SwiGLU (testdata/models/gelu_ffn_train.py, exported from PyTorch)
+// do it, and their outputs and gradients still match PyTorch and the eager
+// interpreter.
 func TestGELURecomputeJoinsGEMMEpilogue(t *testing.T) {
 	if _, err := exec.LookPath("cc"); err != nil {
 		t.Skip("no C compiler (cc) on PATH")
@@ -31,7 +32,7 @@ func TestGELURecomputeJoinsGEMMEpilogue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// the recomputed derivative's erf and tanh, each in an mm's kernel
+	// the recomputed derivatives' erf, tanh and sigmoid, each in an mm's kernel
 	withMM := map[string]bool{}
 	fused := 0
 	for _, lp := range units[0].Programs {
@@ -47,15 +48,15 @@ func TestGELURecomputeJoinsGEMMEpilogue(t *testing.T) {
 			}
 			for _, n := range k.Nodes {
 				for _, o := range n.Origins {
-					if o == "_1_erf" || o == "_4_tanh" {
+					if o == "_1_erf" || o == "_4_tanh" || o == "silu_sigmoid" {
 						withMM[o] = withMM[o] || mm
 					}
 				}
 			}
 		}
 	}
-	if fused == 0 || !withMM["_1_erf"] || !withMM["_4_tanh"] {
-		t.Fatalf("%d extern-epilogue input fusions; erf and tanh computed with an mm: %v", fused, withMM)
+	if fused == 0 || !withMM["_1_erf"] || !withMM["_4_tanh"] || !withMM["silu_sigmoid"] {
+		t.Fatalf("%d extern-epilogue input fusions; erf, tanh and sigmoid computed with an mm: %v", fused, withMM)
 	}
 	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
 	if err != nil {
