@@ -15,18 +15,21 @@ import "gcdbg/tensor"
 // error of the float evaluation: erf over |x| < 3.9192059 (beyond it
 // erf(x) rounds to ±1), numerator degree 5 and denominator degree 5 in
 // x^2; tanh over |x| < 9.0109134 (beyond it tanh(x) rounds to ±1), degrees
-// 4 and 4. Outside those ranges, and wherever the rational's rounding
-// would give |r| > 1, the result is copysign(1, x): erf(±Inf) =
-// tanh(±Inf) = ±1. A NaN fails both compares and stays NaN; -0 and the
-// denormals keep their sign (x times a positive quotient), and tanh(x) = x
-// exactly for tiny x (P(0) = Q(0) = 1). Accuracy against erf and tanh in
-// double over all 2^32 floats (render's TestErfTanhULP, docs/performance.md):
-// erf 5.5 ULP at most, tanh 4.9 (libmvec: 4.0 and 1.37); the worst
-// errors sit near ±1, where four roundings (P, Q, the quotient, the
+// 4 and 4. The result is copysign(1, x) from the first float where the
+// rational, evaluated in float, exceeds 1 (erf: 0x1.d41b26p+1 = 3.6570785,
+// where 1 - erf(x) is 3.9 ULP; tanh: 0x1.0687e6p+3 = 8.2040892, 2.5 ULP):
+// below it no float gives |r| > 1 (checked over every float), so one
+// compare on |x| bounds the result by 1 and gives erf(±Inf) = tanh(±Inf) =
+// ±1. A NaN fails the compare and stays NaN; -0 and the denormals keep
+// their sign (x times a positive quotient), and tanh(x) = x exactly for
+// tiny x (P(0) = Q(0) = 1). Accuracy against erf and tanh in double over
+// all 2^32 floats (docs/performance.md; compiler's TestVectorMathULP holds
+// them to it): erf 5.5 ULP at most, tanh 4.9 (libmvec: 4.0 and 1.34); the
+// worst errors sit near ±1, where four roundings (P, Q, the quotient, the
 // product) each cost up to one ULP of the result.
 const erfTanhPreludeC = `
 /* erf and tanh in float, branch-free and inline (render/erf_tanh.go):
-   x * P(x^2) / Q(x^2), +-1 beyond the range where they round to +-1. */
+   x * P(x^2) / Q(x^2), +-1 from where that would exceed 1. */
 static inline float gcdbg_erff(float x) {
   float t = x * x;
   float p = 0x1.12a686p-19f;
@@ -42,7 +45,7 @@ static inline float gcdbg_erff(float x) {
   q = __builtin_fmaf(q, t, 0x1.014590p-1f);
   q = __builtin_fmaf(q, t, 1.0f);
   float r = x * (p / q);
-  return fabsf(x) >= 3.9192059f || fabsf(r) > 1.0f ? copysignf(1.0f, x) : r;
+  return fabsf(x) >= 0x1.d41b26p+1f ? copysignf(1.0f, x) : r;
 }
 static inline float gcdbg_tanhf(float x) {
   float t = x * x;
@@ -57,7 +60,7 @@ static inline float gcdbg_tanhf(float x) {
   q = __builtin_fmaf(q, t, 0x1.de51f4p-2f);
   q = __builtin_fmaf(q, t, 1.0f);
   float r = x * (p / q);
-  return fabsf(x) >= 9.0109134f || fabsf(r) > 1.0f ? copysignf(1.0f, x) : r;
+  return fabsf(x) >= 0x1.0687e6p+3f ? copysignf(1.0f, x) : r;
 }
 `
 
