@@ -60,12 +60,15 @@ func TestCaptureUnpackAndGlobalModules(t *testing.T) {
 // says what to change; a loop over a traced size (range(x.size(0)), a
 // decoder's teacher-forcing loop) is told to loop over a Python int, not
 // sent to graph_breaks, and a loop over a tensor is not told to loop over
-// its unbind (which fails the same way).
+// its unbind (which fails the same way); torch.distributions (a VAE's
+// Normal(mu, std).rsample()) is told to write randn_like and the KL by hand,
+// not sent to graph_breaks.
 func TestCaptureErrorsSayWhatToChange(t *testing.T) {
 	for m, want := range map[string][]string{
-		"branch.py":     {"graph_breaks", "at branch.py:6 (`if x.sum() > 0:`)"},
-		"loop.py":       {"a, b, c = x.unbind(0)", "range(T)", "at loop.py:6 (`return sum(r for r in x)`)"},
-		"range_size.py": {"range(T)", "Python int", "at range_size.py:8 (`for t in range(x.size(0)):`)"},
+		"branch.py":            {"graph_breaks", "at branch.py:6 (`if x.sum() > 0:`)"},
+		"loop.py":              {"a, b, c = x.unbind(0)", "range(T)", "at loop.py:6 (`return sum(r for r in x)`)"},
+		"range_size.py":        {"range(T)", "Python int", "at range_size.py:8 (`for t in range(x.size(0)):`)"},
+		"distributions_vae.py": {"torch.randn_like(std)", "KL term by hand", "at distributions_vae.py:13 (`q = torch.distributions.Normal("},
 	} {
 		_, msg, err := export(t, m)
 		ee, ok := err.(*exec.ExitError)

@@ -843,9 +843,31 @@ def _traceback_line(tb):
     return " at %s:%d (`%s`)" % (os.path.basename(user[0]), user[1], code)
 
 
+# torch.distributions checks its arguments with Python control flow on tensor values
+# (validate_args) and samples with torch.normal & co., neither of which fx can record
+_DISTRIBUTIONS_HINT = (
+    "torch.distributions cannot be traced: its constructors check their arguments with Python "
+    "control flow on tensor values and rsample()/sample() draw with torch.normal, which fx runs "
+    "once at trace time. Write the distribution's formulas as tensor ops: the reparameterization "
+    "z = mu + std * torch.randn_like(std) (a draw gcdbg records and replays), log-probabilities and "
+    "the KL term by hand (for two diagonal Gaussians, KL(N(mu, std) || N(0, 1)) = "
+    "-0.5 * (1 + 2 * log(std) - mu**2 - std**2))")
+
+
+def _in_distributions(tb):
+    while tb is not None:
+        if "/torch/distributions/" in tb.tb_frame.f_code.co_filename:
+            return True
+        tb = tb.tb_next
+    return False
+
+
 def _capture_error(what, e):
     msg = str(e).split("\n")[0]
     where = _traceback_line(e.__traceback__)
+    if _in_distributions(e.__traceback__):
+        return CaptureError("gcdbg exporter: cannot capture %s with torch.fx%s: %s\n  what to change: %s"
+                            % (what, where, msg, _DISTRIBUTIONS_HINT))
     for key, hint in _CAPTURE_HINTS:
         if _hint_matches(key, str(e)):
             return CaptureError("gcdbg exporter: cannot capture %s with torch.fx%s: %s\n  what to change: %s"
