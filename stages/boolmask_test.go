@@ -9,45 +9,38 @@ import (
 
 // A boolean-mask selection that only reductions read is taken padded
 // (normalize_masked_sel.go, runner's TestMaskedSelection*); one read by
-// anything else (testdata/degrade/bool_mask_index.py, exported by PyTorch
-// 1.13: p[valid].cumsum(0)) has a data-dependent shape: normalization stops
-// at the getitem and says why, where in the user's source (a detection loss
-// has a dozen masks), which reader keeps it from being taken and where that
-// is, and what to write instead, not only that the shapes differ.
+// anything else has a data-dependent shape: normalization stops at the
+// getitem and says why, where in the user's source (a detection loss has a
+// dozen masks), which reader keeps it from being taken and where that is,
+// and what to write instead, not only that the shapes differ. Traces
+// exported by PyTorch 1.13: testdata/degrade/bool_mask_index.py
+// (p[valid].cumsum(0)), bool_mask_max.py (s[pos].max(): PyTorch raises for
+// an empty selection's maximum).
 func TestBoolMaskIndexSaysDataDependentShape(t *testing.T) {
-	tr, err := trace.Load("testdata/degrade/bool_mask_index.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Run(tr, "")
-	if err == nil {
-		t.Fatal("a boolean-mask index compiled")
-	}
-	for _, want := range []string{`node "getitem"`, `boolean mask "valid"`, "depends on the mask's values", "torch.where(mask, x, 0)",
-		"(at bool_mask_index.py:12: sel = p[valid])",
-		`node "cumsum" (at bool_mask_index.py:13: return F.mse_loss(p, t) + sel.cumsum(0).max()) reads it with aten.cumsum`} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("the error lacks %q: %v", want, err)
-		}
-	}
-}
-
-// x[pos].max() (testdata/degrade/bool_mask_max.py) stays refused: PyTorch
-// raises for an empty selection's maximum; the error says so and what to
-// write.
-func TestBoolMaskMaxSaysWhy(t *testing.T) {
-	tr, err := trace.Load("testdata/degrade/bool_mask_max.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Run(tr, "")
-	if err == nil {
-		t.Fatal("the maximum of a boolean-mask selection compiled")
-	}
-	for _, want := range []string{`node "getitem"`, `boolean mask "gt"`, "(at bool_mask_max.py:12: return s.sigmoid().mean() + s[pos].max())",
-		"PyTorch raises for an empty selection's maximum", `torch.where(mask, x, float("-inf")).max()`} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("the error lacks %q: %v", want, err)
-		}
+	for _, c := range []struct {
+		name  string
+		wants []string
+	}{
+		{"bool_mask_index", []string{`node "getitem"`, `boolean mask "valid"`, "depends on the mask's values", "torch.where(mask, x, 0)",
+			"(at bool_mask_index.py:12: sel = p[valid])",
+			`node "cumsum" (at bool_mask_index.py:13: return F.mse_loss(p, t) + sel.cumsum(0).max()) reads it with aten.cumsum`}},
+		{"bool_mask_max", []string{`node "getitem"`, `boolean mask "gt"`, "(at bool_mask_max.py:12: return s.sigmoid().mean() + s[pos].max())",
+			"PyTorch raises for an empty selection's maximum", `torch.where(mask, x, float("-inf")).max()`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr, err := trace.Load("testdata/degrade/" + c.name + ".json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Run(tr, "")
+			if err == nil {
+				t.Fatal("a boolean-mask index compiled")
+			}
+			for _, want := range c.wants {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("the error lacks %q: %v", want, err)
+				}
+			}
+		})
 	}
 }

@@ -275,14 +275,14 @@ func selReader(u *ir.Node, k int, isSel func(*ir.Node) (bool, string), users []*
 			}
 			// Selections of two ranks broadcast along the rows, except
 			// for nll_loss/cross_entropy's class-index target.
-			if r != selRank && !(i == 1 && selLosses[d.Name] == false && r == selRank-1) {
+			if elementwise, isLoss := selLosses[d.Name]; r != selRank && !(i == 1 && isLoss && !elementwise && r == selRank-1) {
 				return selNone, fmt.Sprintf("reads it with %s beside a selection of another rank, which would broadcast along the selection's rows", d.Name)
 			}
 			selAt = append(selAt, i)
 		}
 	}
 	// Other tensors broadcast against the rows' dims only (their shapes are
-	// checked again when the node is written, selOperands).
+	// checked again when the node is written, selArgs).
 	for i, a := range args {
 		if an, isNode := a.(*ir.Node); isNode && !slices.Contains(selAt, i) && an.Meta.Tensor != nil && len(an.Meta.Tensor.Shape) >= selRank {
 			return selNone, fmt.Sprintf("reads it with %s beside %q of shape %s, which would broadcast along the selection's rows", d.Name, an.Name, an.Meta.Tensor.Shape)
@@ -603,10 +603,13 @@ func (nz *normalizer) selCount(n, m *ir.Node, r int) (*ir.Node, error) {
 // selLength is x[m].numel() (the mask's count times the rows' size) or
 // x[m].size(0) (the count) as a 0-d int64 tensor.
 func (nz *normalizer) selLength(n, m *ir.Node) error {
-	sel := n.Args[0].(*ir.Node)
+	d, _, capt, err := nz.selArgs(n)
+	if err != nil {
+		return err
+	}
 	r := 1
-	if d, _, _ := canonicalFor(n); d.Name == "aten.numel" {
-		r = numelOf(sel.Meta.Tensor.Shape.Sizes()[1:])
+	if d.Name == "aten.numel" {
+		r = numelOf(capt[0].(*ir.Node).Meta.Tensor.Shape.Sizes()[1:])
 	}
 	c, err := nz.selCount(n, m, r)
 	if err != nil {
