@@ -15,7 +15,8 @@ import (
 // and what to write instead, not only that the shapes differ. Traces
 // exported by PyTorch 1.13: testdata/degrade/bool_mask_index.py
 // (p[valid].cumsum(0)), bool_mask_max.py (s[pos].max(): PyTorch raises for
-// an empty selection's maximum).
+// an empty selection's maximum), bool_mask_rank.py (x[m] + x[:, 0][m]: [K, C]
+// + [K] broadcasts along the rows).
 func TestBoolMaskIndexSaysDataDependentShape(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -26,6 +27,8 @@ func TestBoolMaskIndexSaysDataDependentShape(t *testing.T) {
 			`node "cumsum" (at bool_mask_index.py:13: return F.mse_loss(p, t) + sel.cumsum(0).max()) reads it with aten.cumsum`}},
 		{"bool_mask_max", []string{`node "getitem"`, `boolean mask "gt"`, "(at bool_mask_max.py:12: return s.sigmoid().mean() + s[pos].max())",
 			"PyTorch raises for an empty selection's maximum", `torch.where(mask, x, float("-inf")).max()`}},
+		{"bool_mask_rank", []string{`boolean mask "gt"`, `node "add" (at bool_mask_rank.py:12: return (x[m] + x[:, 0][m]).sum())`,
+			"beside a selection of another rank, which would broadcast along the selection's rows"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tr, err := trace.Load("testdata/degrade/" + c.name + ".json")
