@@ -682,10 +682,25 @@ func (nz *normalizer) selReduce(n, m *ir.Node) error {
 		return nz.selResult(n, s)
 	}
 	var den *ir.Node
-	if t := args[1].(*ir.Node).Meta.Tensor; !selLosses[d.Name] && !t.DType.IsFloat() {
-		// nll_loss of -1 everywhere is each target's class weight (1
-		// without weights), 0 where it is ignore_index: what a mean
-		// divides by, summed over the selected targets.
+	t := args[1].(*ir.Node)
+	switch {
+	case !selLosses[d.Name] && !t.Meta.Tensor.DType.IsFloat() && args[2] == nil:
+		// Class indices without weights: the selected targets that are
+		// not ignore_index.
+		kept, err := nz.moduleCall(n, "aten.ne", t, args[4])
+		if err != nil {
+			return err
+		}
+		if kept, err = nz.maskRows(n, m, kept); err != nil {
+			return err
+		}
+		if den, err = nz.moduleCall(n, "aten.sum", kept); err != nil {
+			return err
+		}
+	case !selLosses[d.Name] && !t.Meta.Tensor.DType.IsFloat():
+		// nll_loss of -1 everywhere is each target's class weight, 0
+		// where it is ignore_index: what a mean divides by, summed over
+		// the selected targets.
 		neg, err := nz.moduleCall(n, "aten.full", sizesArg(v.Meta.Tensor.Shape.Sizes()), -1.0, v.Meta.Tensor.DType)
 		if err != nil {
 			return err
@@ -700,8 +715,10 @@ func (nz *normalizer) selReduce(n, m *ir.Node) error {
 		if den, err = nz.moduleCall(n, "aten.sum", w); err != nil {
 			return err
 		}
-	} else if den, err = nz.selCount(n, m, numelOf(l.Meta.Tensor.Shape.Sizes()[1:])); err != nil {
-		return err
+	default:
+		if den, err = nz.selCount(n, m, numelOf(l.Meta.Tensor.Shape.Sizes()[1:])); err != nil {
+			return err
+		}
 	}
 	res, err := nz.moduleCall(n, "aten.div", s, den)
 	if err != nil {

@@ -2,7 +2,8 @@
 an ignore-index mask: `valid = labels != -100; F.cross_entropy(logits[valid], labels[valid])`,
 the same with label smoothing and class weights, a masked MSE on a regression head
 (`F.mse_loss(pred[valid], score[valid])`, and by hand: a sum divided by `labels[valid].size(0)`), an L1 / Huber pair on the same selection,
-nll_loss of log_softmax(logits[valid], -1), and an L1 computed in float64 (`.to(torch.float64)`)."""
+nll_loss of log_softmax(logits[valid], -1), an L1 computed in float64 (`.to(torch.float64)`), and
+cross_entropy / weighted nll_loss over a mask that keeps some -100 labels (ignored inside the selection)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -31,7 +32,10 @@ class Tagger(nn.Module):
         l1 = F.l1_loss(pred[valid], score[valid]) + F.huber_loss(pred[valid], score[valid], delta=0.5)
         nll = F.nll_loss(F.log_softmax(logits[valid], -1), labels[valid])
         l1_64 = (pred[valid].to(torch.float64) - score[valid].double()).abs().mean().float()
-        return ce + 0.5 * ce_ls + mse + l1 + nll + l1_64, ce.detach()
+        keep = tokens % 3 != 0                # a mask that keeps some -100 labels: ignored inside it
+        ce_keep = F.cross_entropy(logits[keep], labels[keep])
+        nll_keep = F.nll_loss(F.log_softmax(logits[keep], -1), labels[keep], weight=self.class_w)
+        return ce + 0.5 * ce_ls + mse + l1 + nll + l1_64 + ce_keep + nll_keep, ce.detach()
 
 
 def make():
