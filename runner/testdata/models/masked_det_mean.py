@@ -4,7 +4,8 @@ tgt[valid])`, mean), smooth-L1 averaged over positive anchors (`F.smooth_l1_loss
 deltas[pos], beta=1/9)`), an objectness term `obj[pos].sigmoid().log().neg().mean()` (a chain of
 pointwise ops on a selection, then mean), a centre-ness MSE summed over the box coordinates
 before the mean (`((ctr[pos] - c_t[pos]) ** 2).sum(-1).mean()`), and a mean over a selection of
-a [B, N, C] tensor by a [B, N] mask (`cls[pos].mean()`), a sum divided by the selection's numel()."""
+a [B, N, C] tensor by a [B, N] mask (`cls[pos].mean()`), a sum divided by the selection's numel(), an IoU-prediction BCE
+on sigmoid probabilities over positives and a soft-margin objectness over non-ignored anchors."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -35,7 +36,10 @@ class Head(nn.Module):
         ctr_loss = ((box[pos] - deltas[pos]) ** 2).sum(-1).mean()
         mean_pos = cls[pos].mean()
         l1_per_coord = F.l1_loss(box[pos], deltas[pos], reduction="sum") / box[pos].numel()
-        return cls_loss + box_loss + obj_loss + 0.1 * ctr_loss + 0.01 * mean_pos + l1_per_coord, cls_loss.detach()
+        iou_pred = F.binary_cross_entropy(torch.sigmoid(obj[pos]), (iou[pos] - 0.5) * 2)
+        margin = F.soft_margin_loss(obj[valid], pos[valid].float() * 2 - 1)
+        return (cls_loss + box_loss + obj_loss + 0.1 * ctr_loss + 0.01 * mean_pos + l1_per_coord + iou_pred + margin,
+                cls_loss.detach())
 
 
 def make():
