@@ -6,6 +6,7 @@ import (
 
 	"gcdbg/ir"
 	"gcdbg/tensor"
+	"gcdbg/termsafe"
 )
 
 // A boolean-mask selection x[mask] has a data-dependent shape [K, r...]
@@ -224,7 +225,7 @@ func selReader(u *ir.Node, k int, isSel func(*ir.Node) (bool, string), users []*
 		return selNone, "returns it from the graph"
 	}
 	if u.Op != ir.CallFunction && u.Op != ir.CallMethod {
-		return selNone, fmt.Sprintf("reads it (%s %s)", u.Op, u.Target)
+		return selNone, fmt.Sprintf("reads it (%s %s)", termsafe.String(u.Op), termsafe.String(u.Target))
 	}
 	if u.Op == ir.CallMethod && u.Target == "to" { // x[m].to(dtype): normalizer.to
 		for i, a := range u.Args {
@@ -241,11 +242,11 @@ func selReader(u *ir.Node, k int, isSel func(*ir.Node) (bool, string), users []*
 	}
 	d, al, ok := canonicalFor(u)
 	if !ok {
-		return selNone, fmt.Sprintf("reads it with %s, which gcdbg does not take over a selection", u.Target)
+		return selNone, fmt.Sprintf("reads it with %s, which gcdbg does not take over a selection", termsafe.String(u.Target))
 	}
 	_, args, err := bindAlias(u, d, al)
 	if err != nil {
-		return selNone, fmt.Sprintf("reads it with %s: %v", u.Target, err)
+		return selNone, fmt.Sprintf("reads it with %s: %s", termsafe.String(u.Target), termsafe.String(err.Error()))
 	}
 	var selAt []int
 	selRank := 0
