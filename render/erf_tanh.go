@@ -18,9 +18,12 @@ import "gcdbg/tensor"
 // 4 and 4. The result is copysign(1, x) from the first float where the
 // rational, evaluated in float, exceeds 1 (erf: 0x1.d41b26p+1 = 3.6570785,
 // where 1 - erf(x) is 3.9 ULP; tanh: 0x1.0687e6p+3 = 8.2040892, 2.5 ULP):
-// below it no float gives |r| > 1 (checked over every float), so one
-// compare on |x| bounds the result by 1 and gives erf(±Inf) = tanh(±Inf) =
-// ±1. A NaN fails the compare and stays NaN; -0 and the denormals keep
+// below it no float gives |r| > 1 (checked over every float). The compare
+// is on x^2, already computed, against that float's square rounded to
+// float (erf 0x1.abf9a2p+3, tanh 0x1.0d3a72p+6): x^2 rounds monotonically,
+// so it holds from at most a few floats below the first overshoot, where
+// 1 - f(x) is as small. One compare thus bounds the result by 1 and gives
+// erf(±Inf) = tanh(±Inf) = ±1 (x^2 = +Inf); a NaN fails it and stays NaN; -0 and the denormals keep
 // their sign (x times a positive quotient), and tanh(x) = x exactly for
 // tiny x (P(0) = Q(0) = 1). Accuracy against erf and tanh in double over
 // all 2^32 floats (docs/performance.md; compiler's TestVectorMathULP holds
@@ -45,7 +48,7 @@ static inline float gcdbg_erff(float x) {
   q = __builtin_fmaf(q, t, 0x1.014590p-1f);
   q = __builtin_fmaf(q, t, 1.0f);
   float r = x * (p / q);
-  return fabsf(x) >= 0x1.d41b26p+1f ? copysignf(1.0f, x) : r;
+  return t >= 0x1.abf9a2p+3f ? copysignf(1.0f, x) : r;
 }
 static inline float gcdbg_tanhf(float x) {
   float t = x * x;
@@ -60,7 +63,7 @@ static inline float gcdbg_tanhf(float x) {
   q = __builtin_fmaf(q, t, 0x1.de51f4p-2f);
   q = __builtin_fmaf(q, t, 1.0f);
   float r = x * (p / q);
-  return fabsf(x) >= 0x1.0687e6p+3f ? copysignf(1.0f, x) : r;
+  return t >= 0x1.0d3a72p+6f ? copysignf(1.0f, x) : r;
 }
 `
 
