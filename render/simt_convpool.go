@@ -16,8 +16,9 @@ import (
 // the results do not depend on the schedule.
 //
 //   - conv2d_backward_input: one thread per input element (n, c, ih, iw),
-//     summing dY[n, oc, oh, ow] * W[oc, c % CG, kh, kw] over the output
-//     channels of c's group and the taps whose output point
+//     or per 4 channels of a group at one point (each dY element loaded
+//     once for the 4), summing dY[n, oc, oh, ow] * W[oc, c % CG, kh, kw]
+//     over the output channels of c's group and the taps whose output point
 //     (ih + pad - kh*dil) / stride is whole and inside dY; float32 in
 //     double, as the forward. Padding is never multiplied (the C path
 //     drops its columns too).
@@ -86,30 +87,58 @@ func (g *simtGen) convBackwardInputSIMT(n *loopir.Node, args []ir.Arg, out *stor
 	if !ok {
 		return
 	}
-	t, it, acc, q := g.ctype(ob.DType), g.idxType(), g.convAcc(ob.DType), g.r.d.BufferQualifier
-	g.pointLaunch("conv2d_backward_input", ob.Sizes)
+	// cb input channels of a group per thread, where the group's channel
+	// count is static and a multiple: each dY element loaded once for all
+	// of them.
+	cb := int64(1)
+	if cg, isC := static(w.Sizes[1:2]); isC && cg%simtInputChannels == 0 {
+		cb = simtInputChannels
+	}
+	d := g.r.d
+	t, it, acc, q := g.ctype(ob.DType), g.idxType(), g.convAcc(ob.DType), d.BufferQualifier
+	g.launch = Launch{Shape: "conv2d_backward_input", Units: g.r.sizeText(loopir.FloorDiv(loopir.Mul(append([]loopir.Expr{loopir.C(1)}, ob.Sizes...)...), loopir.C(cb))),
+		PerGroup: simtBlock, Block: simtBlock}
 	g.line("const %s NB = %s, C = %s, H = %s, W = %s, OC = %s, OH = %s, OW = %s;", it, g.e(ob.Sizes[0]), g.e(ob.Sizes[1]),
 		g.e(ob.Sizes[2]), g.e(ob.Sizes[3]), g.e(w.Sizes[0]), g.e(gy.Sizes[2]), g.e(gy.Sizes[3]))
-	g.line("const %s CG = C / %d, OCG = OC / %d, KH = %s, KW = %s;", it, groups, groups, g.e(w.Sizes[2]), g.e(w.Sizes[3]))
+	g.line("const %s CG = C / %d, OCG = OC / %d, KH = %s, KW = %s, CB = %d; /* CB channels per thread */", it, groups, groups, g.e(w.Sizes[2]), g.e(w.Sizes[3]), cb)
 	g.line("const %s *DY = %s; const %s *Wt = %s;", q+t, g.ptr(gy), q+t, g.ptr(w))
-	g.gridLoop("NB * C * H * W")
-	g.line("const %s iw = f %% W, ih = f / W %% H, c = f / (W * H) %% C, cn = f / (W * H * C), ci = c %% CG;", it)
-	g.line("%s acc = 0;", acc)
-	g.line("for (%s oc = c / CG * OCG; oc < (c / CG + 1) * OCG; oc++)", it)
+	g.line("for (%s p = %s; p < NB * (C / CB) * H * W; p += %s) {", it, d.GlobalIdx, d.GlobalSize)
+	g.ind++
+	g.line("const %s iw = p %% W, ih = p / W %% H, c0 = p / (W * H) %% (C / CB) * CB, cn = p / (W * H * (C / CB)), ci = c0 %% CG;", it)
+	for j := int64(0); j < cb; j++ {
+		g.line("%s acc%d = 0;", acc, j)
+	}
+	g.line("for (%s oc = c0 / CG * OCG; oc < (c0 / CG + 1) * OCG; oc++)", it)
 	g.line("  for (%s kh = 0; kh < KH; kh++) {", it)
 	g.line("    const %s th = ih + %d - kh * %d;", it, pad[0], dil[0])
 	g.line("    if (th < 0 || th %% %d != 0 || th / %d >= OH) continue;", stride[0], stride[0])
 	g.line("    for (%s kw = 0; kw < KW; kw++) {", it)
 	g.line("      const %s tw = iw + %d - kw * %d;", it, pad[1], dil[1])
 	g.line("      if (tw < 0 || tw %% %d != 0 || tw / %d >= OW) continue;", stride[1], stride[1])
-	g.line("      acc += (%s)DY[cn * %s + oc * %s + th / %d * %s + tw / %d * %s] * (%s)Wt[oc * %s + ci * %s + kh * %s + kw * %s];",
-		acc, g.e(gy.Strides[0]), g.e(gy.Strides[1]), stride[0], g.e(gy.Strides[2]), stride[1], g.e(gy.Strides[3]),
-		acc, g.e(w.Strides[0]), g.e(w.Strides[1]), g.e(w.Strides[2]), g.e(w.Strides[3]))
+	g.line("      const %s dv = (%s)DY[cn * %s + oc * %s + th / %d * %s + tw / %d * %s];",
+		acc, acc, g.e(gy.Strides[0]), g.e(gy.Strides[1]), stride[0], g.e(gy.Strides[2]), stride[1], g.e(gy.Strides[3]))
+	g.line("      const %s *wp = Wt + oc * %s + ci * %s + kh * %s + kw * %s;", q+t, g.e(w.Strides[0]), g.e(w.Strides[1]), g.e(w.Strides[2]), g.e(w.Strides[3]))
+	for j := int64(0); j < cb; j++ {
+		g.line("      acc%d += dv * (%s)wp[%d * %s];", j, acc, j, g.e(w.Strides[1]))
+	}
 	g.line("    }")
 	g.line("  }")
-	g.line("%s[f] = (%s)acc;", out.c, t)
-	g.closeLoop(n)
+	for j := int64(0); j < cb; j++ {
+		g.line("{")
+		g.ind++
+		g.line("const %s f = ((cn * C + c0 + %d) * H + ih) * W + iw;", it, j)
+		g.line("%s[f] = (%s)acc%d;", out.c, t, j)
+		g.epilogue(n, "f")
+		g.ind--
+		g.line("}")
+	}
+	g.ind--
+	g.line("}")
 }
+
+// simtInputChannels is how many input channels one thread of
+// conv2d_backward_input computes (when its group's count is a multiple).
+const simtInputChannels = 4
 
 // convBackwardWeightSIMT: one block per dW element, a block reduction over
 // the images' output points.

@@ -35,12 +35,13 @@ var gpuConvPoolTraces = []struct {
 	// checked against eager only, as TestConvNonFiniteGEMMKernels does.
 	eagerOnly bool
 	// wantCode: text the device source must hold (the weight gradient's
-	// two forms: one block per element, one per (oc, ci) pair).
+	// two forms: one block per element, one per (oc, ci) pair; the input
+	// gradient's 4 channels per thread and 1).
 	wantCode []string
 	// hostOps may be fallbacks on the device (render/simt.go hostOnlyOps).
 	hostOps []string
 }{
-	{path: "testdata/gpu_convpool_train.json", strict: true, wantCode: []string{"f < OC * CG * KH * KW; f += ", "pc < OC * CG; pc += "}},
+	{path: "testdata/gpu_convpool_train.json", strict: true, wantCode: []string{"f < OC * CG * KH * KW; f += ", "pc < OC * CG; pc += ", "CB = 4;", "CB = 1;"}},
 	{path: "testdata/conv_nonfinite.json", strict: true},
 	{path: "testdata/conv_nonfinite_gemm.json", strict: true, eagerOnly: true},
 	{path: "testdata/conv_depthwise_train.json", strict: true},
