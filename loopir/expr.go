@@ -451,6 +451,11 @@ func FloorDiv(a, b Expr) Expr {
 	if rc, ok := r.(Const); ok && rc.V == 0 {
 		return q
 	}
+	if bc, ok := b.(Const); ok {
+		if A, _, g, ok := divSplit(r, bc.V); ok { // divsplit.go
+			return Add(q, FloorDiv(A, Const{bc.V / g}))
+		}
+	}
 	return Add(q, &FloorDivE{r, b})
 }
 
@@ -468,6 +473,11 @@ func Mod(a, b Expr) Expr {
 	_, r := split(a, b)
 	if inRange(r, b) {
 		return r
+	}
+	if bc, ok := b.(Const); ok {
+		if A, R, g, ok := divSplit(r, bc.V); ok { // divsplit.go
+			return Add(Mul(Const{g}, Mod(A, Const{bc.V / g})), R)
+		}
 	}
 	return &ModE{r, b}
 }
