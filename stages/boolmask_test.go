@@ -16,7 +16,8 @@ import (
 // exported by PyTorch 1.13: testdata/degrade/bool_mask_index.py
 // (p[valid].cumsum(0)), bool_mask_max.py (s[pos].max(): PyTorch raises for
 // an empty selection's maximum), bool_mask_rank.py (x[m] + x[:, 0][m]: [K, C]
-// + [K] broadcasts along the rows).
+// + [K] broadcasts along the rows), bool_mask_rows.py (x[m][:2]: the first
+// selected rows; column slices x[m][:, :2] are taken).
 func TestBoolMaskIndexSaysDataDependentShape(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -29,6 +30,8 @@ func TestBoolMaskIndexSaysDataDependentShape(t *testing.T) {
 			"PyTorch raises for an empty selection's maximum", `torch.where(mask, x, float("-inf")).max()`}},
 		{"bool_mask_rank", []string{`boolean mask "gt"`, `node "add" (at bool_mask_rank.py:12: return (x[m] + x[:, 0][m]).sum())`,
 			"beside a selection of another rank, which would broadcast along the selection's rows"}},
+		{"bool_mask_rows", []string{`node "getitem_1" (at bool_mask_rows.py:12: return x[m][:2].sum())`,
+			"reads it with aten.getitem of its rows (dim 0), whose length depends on the mask's values"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tr, err := trace.Load("testdata/degrade/" + c.name + ".json")

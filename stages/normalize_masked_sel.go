@@ -306,6 +306,11 @@ func selReader(u *ir.Node, k int, isSel func(*ir.Node) (bool, string), users []*
 			return selNone, fmt.Sprintf("reads it with %s across the selection's rows", d.Name)
 		}
 		role = selElem
+	case d.Name == "aten.getitem" || d.Name == "aten.unsqueeze" || d.Name == "aten.squeeze" || d.Name == "aten.flatten":
+		if !slices.Equal(selAt, []int{0}) || !keepsRows(d.Name, args, selRank) {
+			return selNone, fmt.Sprintf("reads it with %s of its rows (dim 0), whose length depends on the mask's values", d.Name)
+		}
+		role = selElem
 	case d.Name == "aten.detach" || d.Name == "aten.alias" ||
 		(d.Kind == ir.KindPointwise && !d.Inplace && !selExcluded[d.Name]):
 		role = selElem
@@ -367,6 +372,63 @@ func selLenReaders(users []*ir.Node) string {
 		}
 	}
 	return ""
+}
+
+// keepsRows reports whether view op (getitem, unsqueeze, squeeze,
+// flatten) of a value of rank r keeps its dim 0 as the result's dim 0,
+// untouched: x[:, :2], x[..., 0], x.unsqueeze(-1), x.squeeze(1),
+// x.flatten(1).
+func keepsRows(op string, args []ir.Arg, r int) bool {
+	dim := func(a ir.Arg, rank int) (int, bool) {
+		d, ok := a.(int64)
+		if !ok {
+			return 0, false
+		}
+		if d < 0 {
+			d += int64(rank)
+		}
+		return int(d), d >= 0 && d < int64(rank)
+	}
+	switch op {
+	case "aten.unsqueeze":
+		d, ok := dim(args[1], r+1)
+		return ok && d > 0
+	case "aten.squeeze":
+		d, ok := dim(args[1], r)
+		return ok && d > 0
+	case "aten.flatten":
+		d, ok := dim(args[1], r)
+		return ok && d > 0
+	}
+	var idx []ir.Arg
+	switch v := args[1].(type) {
+	case ir.Tuple:
+		idx = v
+	case ir.List:
+		idx = v
+	default:
+		idx = []ir.Arg{v}
+	}
+	if len(idx) == 0 {
+		return false
+	}
+	used := 0 // the dims the entries after the first index into
+	for _, e := range idx[1:] {
+		switch e.(type) {
+		case int64, ir.Slice:
+			used++
+		case nil:
+		default:
+			return false // a tensor, a second Ellipsis: not along the row dims only
+		}
+	}
+	switch v := idx[0].(type) {
+	case ir.Slice:
+		return v.Start == nil && v.Stop == nil && v.Step == nil
+	case ir.Ellipsis:
+		return used < r
+	}
+	return false
 }
 
 // reducedDims are a reduction's dims over a value of rank r, each in
