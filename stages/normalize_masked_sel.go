@@ -17,9 +17,11 @@ import (
 // where(mask, x, 0) flattened over the mask's dims to [M, r...] (M = the
 // mask's element count), row i standing for the mask's i-th element in
 // row-major order, as the selection lists them. Elementwise ops (Tensor.to
-// too), losses with reduction="none", softmax/log_softmax along a row and
-// sums/means over dims other than the first run on the padded rows
-// unchanged (their results are padded selections too); every
+// too), losses with reduction="none", softmax/log_softmax along a row,
+// sums/means over dims other than the first, views that keep the rows
+// (x[m][:, :2], unsqueeze(-1)) and cat/stack of selections past the rows
+// run on the padded rows unchanged (their results are padded selections
+// too); every
 // reduction over the first dim masks the rows where the mask is false first
 // — where(mask, v, 0), which drops their values and passes them no
 // gradient — and a mean divides by the count PyTorch divides by: the mask's
@@ -248,6 +250,9 @@ func selReader(u *ir.Node, k int, isSel func(*ir.Node) (bool, string), users []*
 	if err != nil {
 		return selNone, fmt.Sprintf("reads it with %s: %s", termsafe.String(u.Target), termsafe.String(err.Error()))
 	}
+	if d.Name == "aten.cat" || d.Name == "aten.stack" {
+		return selJoin(u, d.Name, args, k, isSel)
+	}
 	var selAt []int
 	selRank := 0
 	for i, a := range args {
@@ -372,6 +377,51 @@ func selLenReaders(users []*ir.Node) string {
 		}
 	}
 	return ""
+}
+
+// selJoin classifies cat/stack reading a selection: a row-by-row op when
+// every tensor joined is a selection by the mask, all of one rank, joined
+// along a dim past the rows (torch.stack([x1[pos], y1[pos]], -1)).
+func selJoin(u *ir.Node, op string, args []ir.Arg, k int, isSel func(*ir.Node) (bool, string)) (selRole, string) {
+	var xs []ir.Arg
+	switch v := args[0].(type) {
+	case ir.List:
+		xs = v
+	case ir.Tuple:
+		xs = v
+	}
+	r := -1
+	for _, x := range xs {
+		xn, ok := x.(*ir.Node)
+		if !ok || xn.Meta.Tensor == nil {
+			return selNone, fmt.Sprintf("reads it with %s of other values than selections", op)
+		}
+		if sel, why := isSel(xn); !sel {
+			if why == "" {
+				why = fmt.Sprintf("reads it with %s beside %q, which is no selection by the same mask", op, xn.Name)
+			}
+			return selNone, why
+		}
+		if r >= 0 && len(xn.Meta.Tensor.Shape) != r {
+			return selNone, fmt.Sprintf("reads it with %s of selections of two ranks", op)
+		}
+		r = len(xn.Meta.Tensor.Shape)
+	}
+	rank := r // cat's dims
+	if op == "aten.stack" {
+		rank = r + 1
+	}
+	d, ok := args[1].(int64)
+	if d < 0 {
+		d += int64(rank)
+	}
+	if !ok || r < 1 || d <= 0 || d >= int64(rank) {
+		return selNone, fmt.Sprintf("reads it with %s along its rows (dim 0), whose length depends on the mask's values", op)
+	}
+	if t := u.Meta.Tensor; t == nil || len(t.Shape) == 0 || t.Shape[0].Size != k {
+		return selNone, fmt.Sprintf("reads it with %s, whose result does not keep the selection's rows", op)
+	}
+	return selElem, ""
 }
 
 // keepsRows reports whether view op (getitem, unsqueeze, squeeze,

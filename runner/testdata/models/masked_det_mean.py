@@ -6,7 +6,8 @@ pointwise ops on a selection, then mean), a centre-ness MSE summed over the box 
 before the mean (`((ctr[pos] - c_t[pos]) ** 2).sum(-1).mean()`), and a mean over a selection of
 a [B, N, C] tensor by a [B, N] mask (`cls[pos].mean()`), a sum divided by the selection's numel(), an IoU-prediction BCE
 on sigmoid probabilities over positives, a soft-margin objectness over non-ignored anchors, and
-losses on column slices of selections (`box[pos][:, :2]`, `deltas[pos][..., :2]`, `obj[pos].unsqueeze(-1)`)."""
+losses on column slices of selections (`box[pos][:, :2]`, `deltas[pos][..., :2]`, `obj[pos].unsqueeze(-1)`)
+and on boxes decoded from them with torch.stack / torch.cat along the last dim."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -40,6 +41,8 @@ class Head(nn.Module):
         iou_pred = F.binary_cross_entropy(torch.sigmoid(obj[pos]), (iou[pos] - 0.5) * 2)
         margin = F.soft_margin_loss(obj[valid], pos[valid].float() * 2 - 1)
         xy = F.l1_loss(box[pos][:, :2], deltas[pos][..., :2]) + (obj[pos].unsqueeze(-1) * box[pos][:, 2:]).mean()
+        decoded = torch.stack([box[pos][:, 0] + deltas[pos][:, 2].exp(), box[pos][:, 1]], -1)
+        xy = xy + torch.cat([decoded, box[pos][:, 2:]], 1).pow(2).mean()
         return (cls_loss + box_loss + obj_loss + 0.1 * ctr_loss + 0.01 * mean_pos + l1_per_coord + iou_pred + margin + xy,
                 cls_loss.detach())
 
