@@ -33,8 +33,9 @@ func Compiles(op string) bool {
 // other op): gcdbg ops --coverage prints it.
 func CompilesPartly(op string) string {
 	return map[string]string{
-		"scatter":     "without reduce= (generated C, scatter.go); reduce=, 16-bit floats, an index narrower than self off dim run as an eager fallback",
-		"scatter_add": "with a short index as a reduction, a long one as generated C (scatter.go); a long index into bool or 16-bit floats, an index narrower than self off dim run as an eager fallback",
+		"scatter":        "without reduce= (generated C, scatter.go); reduce=, 16-bit floats, an index narrower than self off dim run as an eager fallback",
+		"scatter_add":    "with a short index as a reduction, a long one as generated C (scatter.go); a long index into bool or 16-bit floats, an index narrower than self off dim run as an eager fallback",
+		"scatter_reduce": "with reduce sum, prod, amax or amin on float32/float64 as generated C (scatter_reduce.go); mean, other dtypes, an index narrower than self off dim run as an eager fallback",
 	}[op]
 }
 

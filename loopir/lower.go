@@ -245,6 +245,8 @@ func (l *lowerer) call(n *ir.Node) error {
 		return l.scatterAdd(n, bound)
 	case op == "scatter":
 		return l.scatterOverwrite(n, bound) // scatter.go
+	case op == "scatter_reduce":
+		return l.scatterReduce(n, bound) // scatter_reduce.go
 	case op == "cat":
 		return l.cat(n, bound) // cat.go
 	case op == "select_scatter":

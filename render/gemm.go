@@ -324,7 +324,7 @@ func (g *kernelGen) extern(n *loopir.Node) {
 		g.sortExtern(n, args, out, ob)
 	case "cumsum", "cumprod", "logcumsumexp", "cummax", "cummin":
 		g.scanExtern(n, args, out, ob) // scan.go, cummax.go
-	case "scatter_add", "scatter":
+	case "scatter_add", "scatter", "scatter_reduce":
 		g.scatterAddExtern(n, args, out, ob) // scatter_extern.go
 	default:
 		g.fail("extern %s: no generated code for %s", n.Name, n.Op)

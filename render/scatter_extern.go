@@ -28,12 +28,36 @@ import (
 // out[..] = src[p] (or its value): each output element is written by one
 // thread in index order, so with duplicate indices the last write wins, as
 // in PyTorch's CPU kernel.
+//
+// scatter_reduce (sum, prod, amax, amin; loopir/scatter_reduce.go) is the
+// same loop with out[..] = reduce(out[..], src[p]), amax and amin taking a
+// NaN from either side (ATen's ReduceMaximum: isnan(src) ? src :
+// max(self, src)); include_self=False first sets each indexed element, in
+// the same thread, to the reduction's identity (-0.0, 1, -inf, +inf), so
+// its result is the reduction of the src values alone, as
+// tensor.ScatterReduce computes it.
 func (g *kernelGen) scatterAddExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
 	if len(args) < 4 {
 		g.fail("%s %s: 4 arguments expected", n.Op, n.Name)
 		return
 	}
 	overwrite := n.Op == "scatter"
+	red, init := "sum", ""
+	if n.Op == "scatter_reduce" {
+		inc, ok := false, len(args) >= 6
+		if ok {
+			red, _ = args[4].(string)
+			inc, ok = args[5].(bool)
+		}
+		ids := map[string]string{"sum": "-0.0", "prod": "1", "amax": "-INFINITY", "amin": "INFINITY"}
+		if _, known := ids[red]; !ok || !known {
+			g.fail("%s %s: a constant reduce (sum, prod, amax, amin) and include_self are needed", n.Op, n.Name)
+			return
+		}
+		if !inc {
+			init = ids[red]
+		}
+	}
 	// An all-zero self is written, not read (below): it needs no memory
 	// (elideZeroFulls drops its kernel when nothing else reads it).
 	zero := zeroFull(args[0])
@@ -108,9 +132,13 @@ func (g *kernelGen) scatterAddExtern(n *loopir.Node, args []ir.Arg, out *storage
 		unravel("i", d+1, rank)
 		return strings.Join(terms, " + ")
 	}
-	if overwrite {
+	switch {
+	case overwrite:
 		g.line("{ /* scatter along dim %d: out = self, then out[.., index[p], ..] = src[p] in index order (the last write wins); threads own output positions */", d)
-	} else {
+	case n.Op == "scatter_reduce":
+		g.line("{ /* scatter_reduce %s along dim %d: out = self%s, then out[.., index[p], ..] = %s(out[..], src[p]) in index order; threads own output positions (no atomics) */",
+			red, d, map[bool]string{true: ", every indexed element set to " + init + " (include_self=False)"}[init != ""], red)
+	default:
 		g.line("{ /* scatter_add along dim %d: out = self, then out[.., index[p], ..] += src[p] in index order; threads own output positions (no atomics) */", d)
 	}
 	g.ind++
@@ -161,13 +189,31 @@ func (g *kernelGen) scatterAddExtern(n *loopir.Node, args []ir.Arg, out *storage
 	g.line("const int64_t NB = (NI + 63) / 64;")
 	g.line("#pragma omp parallel for collapse(2) if(NO * K * NI > 32768)")
 	g.line("for (int64_t o = 0; o < NO; o++)")
-	g.line("  for (int64_t b = 0; b < NB; b++)")
-	g.line("    for (int64_t k = 0; k < K; k++)")
+	if init != "" { // include_self=False: the indexed elements start from the identity
+		g.line("  for (int64_t b = 0; b < NB; b++) {")
+		g.line("    for (int64_t k = 0; k < K; k++)")
+		g.line("      for (int64_t i = b * 64; i < (b * 64 + 64 < NI ? b * 64 + 64 : NI); i++) {")
+		g.line("        const int64_t j = (int64_t)I[%s];", at(ix, "k"))
+		g.line("        if (__builtin_expect(j < 0 || j >= NJ, 0)) gcdbg_oob(\"%s\", \"an index of the %s result along dim %d\", j, NJ);", node, n.Op, d)
+		g.line("        Y[(o * NJ + j) * NI + i] = %s;", init)
+		g.line("      }")
+		g.line("    for (int64_t k = 0; k < K; k++)")
+	} else {
+		g.line("  for (int64_t b = 0; b < NB; b++)")
+		g.line("    for (int64_t k = 0; k < K; k++)")
+	}
 	g.line("      for (int64_t i = b * 64; i < (b * 64 + 64 < NI ? b * 64 + 64 : NI); i++) {")
 	g.ind += 4
 	g.line("const int64_t j = (int64_t)I[%s];", at(ix, "k"))
 	g.line("if (__builtin_expect(j < 0 || j >= NJ, 0)) gcdbg_oob(\"%s\", \"an index of the %s result along dim %d\", j, NJ);", node, n.Op, d)
+	y := "Y[(o * NJ + j) * NI + i]"
 	switch {
+	case n.Op == "scatter_reduce" && (red == "amax" || red == "amin"):
+		cmp := map[string]string{"amax": "y < v", "amin": "v < y"}[red]
+		g.line("const %s v = X[%s], y = %s;", t, at(src, "k"), y)
+		g.line("%s = (v != v || %s) ? v : y;", y, cmp)
+	case n.Op == "scatter_reduce" && red == "prod":
+		g.line("%s *= X[%s];", y, at(src, "k"))
 	case src == nil:
 		g.line("Y[(o * NJ + j) * NI + i] = %s;", value)
 	case overwrite:
@@ -177,6 +223,9 @@ func (g *kernelGen) scatterAddExtern(n *loopir.Node, args []ir.Arg, out *storage
 	}
 	g.ind -= 4
 	g.line("      }")
+	if init != "" {
+		g.line("  }")
+	}
 	g.ind--
 	g.line("}")
 }

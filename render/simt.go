@@ -293,7 +293,8 @@ func hostOnlyExtern(k *loopir.Kernel) *loopir.Node {
 }
 
 var hostOnlyOps = map[string]bool{
-	"max_unpool3d": true, // pool_nd.go
-	"scatter_add":  true, // scatter_extern.go (a long index; a short one is a reduction)
-	"scatter":      true, // scatter_extern.go (no reduce=, loopir/scatter.go)
+	"max_unpool3d":   true, // pool_nd.go
+	"scatter_add":    true, // scatter_extern.go (a long index; a short one is a reduction)
+	"scatter":        true, // scatter_extern.go (no reduce=, loopir/scatter.go)
+	"scatter_reduce": true, // scatter_extern.go (sum, prod, amax, amin; loopir/scatter_reduce.go)
 }
