@@ -21,9 +21,11 @@ import (
 // cells and a global pool; the conv_* traces NaN/Inf weights and output
 // gradients at padded borders (conv_nonfinite.go), depthwise NaN weights,
 // 1-D (an unbatched Conv1d's weight gradient is an eager op on every
-// device) and 1x1 convolutions; pool_ties max pooling's ties, NaNs and
-// -inf windows (max_pool2d's own kernels, and the 3-D pools with indices
-// that 1-D and 2-D pools with indices decompose to); pool_indices max
+// device) and 1x1 convolutions, conv_plane's and conv_transpose's shapes
+// (a transposed conv's forward is conv2d_backward_input); pool_ties max
+// pooling's ties, NaNs and -inf windows (max_pool2d's own kernels, and the
+// 3-D pools with indices that 1-D and 2-D pools with indices decompose
+// to); pool_indices max
 // pools with indices, max_unpool (a host fallback on the GPU) and an int64
 // avg_pool2d.
 var gpuConvPoolTraces = []struct {
@@ -48,6 +50,8 @@ var gpuConvPoolTraces = []struct {
 	{path: "testdata/conv_depthwise_nanw.json", strict: true},
 	{path: "testdata/conv1d_train.json"},
 	{path: "testdata/conv1x1_train.json", strict: true},
+	{path: "testdata/conv_plane_train.json", strict: true},
+	{path: "testdata/conv_transpose_train.json", strict: true},
 	{path: "testdata/pool_ties.json", strict: true},
 	// max pools with indices (NaNs, -inf windows), max_unpool, a dilated
 	// 1-D pool with ceil_mode, an int64 avg_pool2d (truncating division)
