@@ -383,15 +383,8 @@ func selLenReaders(users []*ir.Node) string {
 // every tensor joined is a selection by the mask, all of one rank, joined
 // along a dim past the rows (torch.stack([x1[pos], y1[pos]], -1)).
 func selJoin(u *ir.Node, op string, args []ir.Arg, k int, isSel func(*ir.Node) (bool, string)) (selRole, string) {
-	var xs []ir.Arg
-	switch v := args[0].(type) {
-	case ir.List:
-		xs = v
-	case ir.Tuple:
-		xs = v
-	}
 	r := -1
-	for _, x := range xs {
+	for _, x := range seqArgs(args[0]) {
 		xn, ok := x.(*ir.Node)
 		if !ok || xn.Meta.Tensor == nil {
 			return selNone, fmt.Sprintf("reads it with %s of other values than selections", op)
@@ -450,15 +443,7 @@ func keepsRows(op string, args []ir.Arg, r int) bool {
 		d, ok := dim(args[1], r)
 		return ok && d > 0
 	}
-	var idx []ir.Arg
-	switch v := args[1].(type) {
-	case ir.Tuple:
-		idx = v
-	case ir.List:
-		idx = v
-	default:
-		idx = []ir.Arg{v}
-	}
+	idx := seqArgs(args[1])
 	if len(idx) == 0 {
 		return false
 	}
@@ -481,34 +466,30 @@ func keepsRows(op string, args []ir.Arg, r int) bool {
 	return false
 }
 
+// seqArgs is a list or tuple arg's elements, or the arg alone.
+func seqArgs(a ir.Arg) []ir.Arg {
+	switch v := a.(type) {
+	case ir.List:
+		return v
+	case ir.Tuple:
+		return v
+	}
+	return []ir.Arg{a}
+}
+
 // reducedDims are a reduction's dims over a value of rank r, each in
 // [0, r); nil for all of them.
 func reducedDims(a ir.Arg, r int) ([]int, bool) {
-	var ds []int
-	switch v := a.(type) {
-	case nil:
+	if a == nil || len(seqArgs(a)) == 0 {
 		return nil, true
-	case int64:
-		ds = []int{int(v)}
-	case ir.List, ir.Tuple:
-		var xs []ir.Arg
-		if l, ok := v.(ir.List); ok {
-			xs = l
-		} else {
-			xs = v.(ir.Tuple)
+	}
+	var ds []int
+	for _, x := range seqArgs(a) {
+		i, ok := x.(int64)
+		if !ok {
+			return nil, false
 		}
-		if len(xs) == 0 {
-			return nil, true
-		}
-		for _, x := range xs {
-			i, ok := x.(int64)
-			if !ok {
-				return nil, false
-			}
-			ds = append(ds, int(i))
-		}
-	default:
-		return nil, false
+		ds = append(ds, int(i))
 	}
 	for i, d := range ds {
 		if d < 0 {
