@@ -80,9 +80,10 @@ def core_aten_names(path):
 
 
 # ops outside the core ATen opset that gcdbg computes, whose OpInfos are selected too: torch factories
-# the exporter records as graph nodes (not frozen constants; ir/ops_linspace.go), and index_add
-# (ir/ops_index_add.go; PyTorch 2.6 decomposes it before the core set)
-EXTRA_OPINFOS = ("linspace", "logspace", "eye", "index_add")
+# the exporter records as graph nodes (not frozen constants; ir/ops_linspace.go), and index_add,
+# index_fill, index_copy (ir/ops_index_add.go, ir/ops_index_fill_copy.go; PyTorch 2.6 decomposes
+# them before the core set)
+EXTRA_OPINFOS = ("linspace", "logspace", "eye", "index_add", "index_fill", "index_copy")
 
 
 def selected_opinfos(core):
