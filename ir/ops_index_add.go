@@ -18,7 +18,14 @@ func init() {
 		}
 		return r.done(tensor.IndexAdd(x, d, idx, src, alpha))
 	})
-	d.Infer = func(a Args) (Value, error) {
+	d.Infer = inferIndexed(tensor.IndexAddCheck)
+}
+
+// inferIndexed is index_add's and index_copy's inference: a fresh tensor of
+// self's shape after check (tensor.IndexAddCheck, IndexCopyCheck) of self,
+// index and source (arguments 0, 2, 3) and dim (argument 1).
+func inferIndexed(check func(self, index, source []int, sdt, idt, srcdt tensor.DType, dim int) (int, error)) func(Args) (Value, error) {
+	return func(a Args) (Value, error) {
 		r := &ar{a: a}
 		dim := r.i(1)
 		if r.err != nil {
@@ -33,7 +40,7 @@ func init() {
 			ms[k] = m
 		}
 		x, idx, src := ms[0], ms[1], ms[2]
-		if _, err := tensor.IndexAddCheck(x.Shape.Sizes(), idx.Shape.Sizes(), src.Shape.Sizes(), x.DType, idx.DType, src.DType, dim); err != nil {
+		if _, err := check(x.Shape.Sizes(), idx.Shape.Sizes(), src.Shape.Sizes(), x.DType, idx.DType, src.DType, dim); err != nil {
 			return nil, err
 		}
 		return contig(x.DType, x.Shape.Sizes()), nil

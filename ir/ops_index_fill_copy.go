@@ -60,24 +60,5 @@ func init() {
 		}
 		return r.done(tensor.IndexCopy(x, d, idx, src))
 	})
-	cp.Infer = func(a Args) (Value, error) {
-		r := &ar{a: a}
-		dim := r.i(1)
-		if r.err != nil {
-			return nil, r.err
-		}
-		var ms [3]*TensorMeta
-		for k, i := range []int{0, 2, 3} {
-			m, err := a.meta(i)
-			if err != nil {
-				return nil, err
-			}
-			ms[k] = m
-		}
-		x, idx, src := ms[0], ms[1], ms[2]
-		if _, err := tensor.IndexCopyCheck(x.Shape.Sizes(), idx.Shape.Sizes(), src.Shape.Sizes(), x.DType, idx.DType, src.DType, dim); err != nil {
-			return nil, err
-		}
-		return contig(x.DType, x.Shape.Sizes()), nil
-	}
+	cp.Infer = inferIndexed(tensor.IndexCopyCheck) // ops_index_add.go
 }

@@ -36,16 +36,27 @@ func IndexAddCheck(self, index, source []int, sdt, idt, srcdt DType, dim int) (i
 	if n != want {
 		return 0, fmt.Errorf("index_add_(): Number of indices (%d) should be equal to source.size(dim): (%d), for dim: %d", n, want, d)
 	}
-	if len(self) > 0 && len(source) > 0 {
-		ok := len(self) == len(source)
-		for i := 0; ok && i < len(self); i++ {
-			ok = i == d || self[i] == source[i]
-		}
-		if !ok {
-			return 0, fmt.Errorf("index_add_(): source %v must have self's shape %v apart from dimension %d", source, self, d)
-		}
+	if !sameApartFrom(self, source, d) {
+		return 0, fmt.Errorf("index_add_(): source %v must have self's shape %v apart from dimension %d", source, self, d)
 	}
 	return d, nil
+}
+
+// sameApartFrom says source has self's sizes except along dim d (or one of
+// them is 0-dim): index_add's and index_copy's slices match.
+func sameApartFrom(self, source []int, d int) bool {
+	if len(self) == 0 || len(source) == 0 {
+		return true
+	}
+	if len(self) != len(source) {
+		return false
+	}
+	for i := range self {
+		if i != d && self[i] != source[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // IndexAdd is torch.index_add(self, dim, index, source, alpha): a copy of

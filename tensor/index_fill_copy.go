@@ -86,14 +86,8 @@ func IndexCopyCheck(self, index, source []int, sdt, idt, srcdt DType, dim int) (
 	if n != want {
 		return 0, fmt.Errorf("index_copy_(): Number of indices (%d) should be equal to source.size(dim) (%d)", n, want)
 	}
-	if len(self) > 0 && len(source) > 0 {
-		ok := len(self) == len(source)
-		for i := 0; ok && i < len(self); i++ {
-			ok = i == d || self[i] == source[i]
-		}
-		if !ok {
-			return 0, fmt.Errorf("index_copy_(): Source/destination tensor must have same slice shapes: source %v, self %v apart from dimension %d", source, self, d)
-		}
+	if !sameApartFrom(self, source, d) { // index_add.go
+		return 0, fmt.Errorf("index_copy_(): Source/destination tensor must have same slice shapes: source %v, self %v apart from dimension %d", source, self, d)
 	}
 	return d, nil
 }
