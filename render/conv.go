@@ -380,12 +380,7 @@ func (g *kernelGen) convGEMM(x, w, bias *loopir.View, out *storage, ob *loopir.B
 
 // convBackwardInput writes dX = col2im(W_gᵀ · dY_g) per image and group.
 func (g *kernelGen) convBackwardInput(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	gy, w := g.operand(args[0], "grad_output"), g.operand(args[1], "weight")
-	if gy == nil || w == nil || len(gy.Sizes) != 4 || len(w.Sizes) != 4 || len(ob.Sizes) != 4 {
-		g.fail("%s %s: grad_output and weight must be 4-D", n.Op, n.Name)
-		return
-	}
-	stride, pad, dil, groups, ok := g.convArgs(n, args, 3)
+	gy, w, stride, pad, dil, groups, ok := g.convBackwardOperands(n, args, ob, "weight")
 	if !ok || g.depthwiseBackwardInput(gy, w, out, ob, stride, pad, dil, groups) { // conv_depthwise.go
 		return
 	}
@@ -419,12 +414,7 @@ func (g *kernelGen) convBackwardInput(n *loopir.Node, args []ir.Arg, out *storag
 
 // convBackwardWeight writes dW_g = Σ_n dY_g[n] · col[n]ᵀ.
 func (g *kernelGen) convBackwardWeight(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	gy, x := g.operand(args[0], "grad_output"), g.operand(args[1], "input")
-	if gy == nil || x == nil || len(gy.Sizes) != 4 || len(x.Sizes) != 4 || len(ob.Sizes) != 4 {
-		g.fail("%s %s: grad_output and input must be 4-D", n.Op, n.Name)
-		return
-	}
-	stride, pad, dil, groups, ok := g.convArgs(n, args, 3)
+	gy, x, stride, pad, dil, groups, ok := g.convBackwardOperands(n, args, ob, "input")
 	if !ok || g.depthwiseBackwardWeight(gy, x, out, ob, stride, pad, dil, groups) { // conv_depthwise.go
 		return
 	}
@@ -568,6 +558,41 @@ func (g *kernelGen) poolArgs(n *loopir.Node, args []ir.Arg, k int, hasDil bool) 
 	return p, true
 }
 
+// poolOperands reads a 2-D pool's input (backward: its grad_output and
+// self) and window; x nil after a failure.
+func (g *kernelGen) poolOperands(n *loopir.Node, args []ir.Arg, backward, hasDil bool) (x, gy *loopir.View, p poolGeom) {
+	k := 1
+	if backward {
+		gy, x, k = g.operand(args[0], "grad_output"), g.operand(args[1], "self"), 2
+	} else {
+		x = g.operand(args[0], "input")
+	}
+	p, ok := g.poolArgs(n, args, k, hasDil)
+	switch {
+	case backward && (gy == nil || x == nil || !ok || len(x.Sizes) != 4 || len(gy.Sizes) != 4):
+		g.fail("%s %s: 4-D tensors and int windows are needed", n.Op, n.Name)
+		return nil, nil, p
+	case x == nil || !ok || len(x.Sizes) != 4:
+		g.fail("%s %s: a 4-D input and int windows are needed", n.Op, n.Name)
+		return nil, nil, p
+	}
+	return x, gy, p
+}
+
+// convBackwardOperands reads conv2d_backward_input's (grad_output,
+// weight) or conv2d_backward_weight's (grad_output, input), 4-D like its
+// output, and stride, padding, dilation and groups; ok false after a
+// failure.
+func (g *kernelGen) convBackwardOperands(n *loopir.Node, args []ir.Arg, ob *loopir.Buffer, second string) (gy, v *loopir.View, stride, pad, dil [2]int64, groups int64, ok bool) {
+	gy, v = g.operand(args[0], "grad_output"), g.operand(args[1], second)
+	if gy == nil || v == nil || len(gy.Sizes) != 4 || len(v.Sizes) != 4 || len(ob.Sizes) != 4 {
+		g.fail("%s %s: grad_output and %s must be 4-D", n.Op, n.Name, second)
+		return gy, v, stride, pad, dil, groups, false
+	}
+	stride, pad, dil, groups, ok = g.convArgs(n, args, 3)
+	return gy, v, stride, pad, dil, groups, ok
+}
+
 // pool4 declares N, C, H, W (the input's) and OH, OW.
 func (g *kernelGen) pool4(x *loopir.View, oh, ow loopir.Expr) {
 	g.line("const %s NC = %s * %s, C = %s, H = %s, W = %s, OH = %s, OW = %s;", g.idxType(), g.e(x.Sizes[0]), g.e(x.Sizes[1]), g.e(x.Sizes[1]),
@@ -613,10 +638,8 @@ func (g *kernelGen) avgWindow(p poolGeom, cip bool, div int64) {
 }
 
 func (g *kernelGen) avgPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	x := g.operand(args[0], "input")
-	p, ok := g.poolArgs(n, args, 1, false)
-	if x == nil || !ok || len(x.Sizes) != 4 {
-		g.fail("%s %s: a 4-D input and int windows are needed", n.Op, n.Name)
+	x, _, p := g.poolOperands(n, args, false, false)
+	if x == nil {
 		return
 	}
 	cip, div := g.avgArgs(args, 5)
@@ -646,10 +669,8 @@ func (g *kernelGen) avgPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loo
 }
 
 func (g *kernelGen) avgPoolBackward(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	gy, x := g.operand(args[0], "grad_output"), g.operand(args[1], "self")
-	p, ok := g.poolArgs(n, args, 2, false)
-	if gy == nil || x == nil || !ok || len(x.Sizes) != 4 || len(gy.Sizes) != 4 {
-		g.fail("%s %s: 4-D tensors and int windows are needed", n.Op, n.Name)
+	x, gy, p := g.poolOperands(n, args, true, false)
+	if x == nil {
 		return
 	}
 	cip, div := g.avgArgs(args, 6)

@@ -78,10 +78,8 @@ func maxPoolElem(p poolGeom) string {
 }
 
 func (g *kernelGen) maxPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	x := g.operand(args[0], "input")
-	p, ok := g.poolArgs(n, args, 1, true)
-	if x == nil || !ok || len(x.Sizes) != 4 {
-		g.fail("%s %s: a 4-D input and int windows are needed", n.Op, n.Name)
+	x, _, p := g.poolOperands(n, args, false, true) // conv.go
+	if x == nil {
 		return
 	}
 	t := g.ctype(ob.DType)
@@ -120,10 +118,8 @@ func (g *kernelGen) maxPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loo
 }
 
 func (g *kernelGen) maxPoolBackward(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	gy, x := g.operand(args[0], "grad_output"), g.operand(args[1], "self")
-	p, ok := g.poolArgs(n, args, 2, true)
-	if gy == nil || x == nil || !ok || len(x.Sizes) != 4 || len(gy.Sizes) != 4 {
-		g.fail("%s %s: 4-D tensors and int windows are needed", n.Op, n.Name)
+	x, gy, p := g.poolOperands(n, args, true, true) // conv.go
+	if x == nil {
 		return
 	}
 	t := g.ctype(ob.DType)

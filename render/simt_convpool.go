@@ -78,12 +78,7 @@ func (g *simtGen) convAcc(dt tensor.DType) string {
 
 // convBackwardInputSIMT: dX[n, c, ih, iw] gathered from dY and the weight.
 func (g *simtGen) convBackwardInputSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	gy, w := g.operand(args[0], "grad_output"), g.operand(args[1], "weight")
-	if gy == nil || w == nil || len(gy.Sizes) != 4 || len(w.Sizes) != 4 || len(ob.Sizes) != 4 {
-		g.fail("%s %s: grad_output and weight must be 4-D", n.Op, n.Name)
-		return
-	}
-	stride, pad, dil, groups, ok := g.convArgs(n, args, 3)
+	gy, w, stride, pad, dil, groups, ok := g.convBackwardOperands(n, args, ob, "weight") // conv.go
 	if !ok {
 		return
 	}
@@ -143,12 +138,7 @@ const simtInputChannels = 4
 // convBackwardWeightSIMT: one block per dW element, a block reduction over
 // the images' output points.
 func (g *simtGen) convBackwardWeightSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	gy, x := g.operand(args[0], "grad_output"), g.operand(args[1], "input")
-	if gy == nil || x == nil || len(gy.Sizes) != 4 || len(x.Sizes) != 4 || len(ob.Sizes) != 4 {
-		g.fail("%s %s: grad_output and input must be 4-D", n.Op, n.Name)
-		return
-	}
-	stride, pad, dil, groups, ok := g.convArgs(n, args, 3)
+	gy, x, stride, pad, dil, groups, ok := g.convBackwardOperands(n, args, ob, "input") // conv.go
 	if !ok {
 		return
 	}
@@ -272,10 +262,8 @@ func (g *simtGen) poolWindowRows(p poolGeom, ohv, owv string) {
 }
 
 func (g *simtGen) maxPoolSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	x := g.operand(args[0], "input")
-	p, ok := g.poolArgs(n, args, 1, true)
-	if x == nil || !ok || len(x.Sizes) != 4 {
-		g.fail("%s %s: a 4-D input and int windows are needed", n.Op, n.Name)
+	x, _, p := g.poolOperands(n, args, false, true) // conv.go
+	if x == nil {
 		return
 	}
 	t, it := g.ctype(ob.DType), g.idxType()
@@ -294,10 +282,8 @@ func (g *simtGen) maxPoolSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *l
 }
 
 func (g *simtGen) maxPoolBackwardSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	gy, x := g.operand(args[0], "grad_output"), g.operand(args[1], "self")
-	p, ok := g.poolArgs(n, args, 2, true)
-	if gy == nil || x == nil || !ok || len(x.Sizes) != 4 || len(gy.Sizes) != 4 {
-		g.fail("%s %s: 4-D tensors and int windows are needed", n.Op, n.Name)
+	x, gy, p := g.poolOperands(n, args, true, true) // conv.go
+	if x == nil {
 		return
 	}
 	t, it := g.ctype(ob.DType), g.idxType()
@@ -335,10 +321,8 @@ func (g *simtGen) maxPoolBackwardSIMT(n *loopir.Node, args []ir.Arg, out *storag
 }
 
 func (g *simtGen) avgPoolSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	x := g.operand(args[0], "input")
-	p, ok := g.poolArgs(n, args, 1, false)
-	if x == nil || !ok || len(x.Sizes) != 4 {
-		g.fail("%s %s: a 4-D input and int windows are needed", n.Op, n.Name)
+	x, _, p := g.poolOperands(n, args, false, false) // conv.go
+	if x == nil {
 		return
 	}
 	cip, div := g.avgArgs(args, 5)
@@ -360,10 +344,8 @@ func (g *simtGen) avgPoolSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *l
 }
 
 func (g *simtGen) avgPoolBackwardSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *loopir.Buffer) {
-	gy, x := g.operand(args[0], "grad_output"), g.operand(args[1], "self")
-	p, ok := g.poolArgs(n, args, 2, false)
-	if gy == nil || x == nil || !ok || len(x.Sizes) != 4 || len(gy.Sizes) != 4 {
-		g.fail("%s %s: 4-D tensors and int windows are needed", n.Op, n.Name)
+	x, gy, p := g.poolOperands(n, args, true, false) // conv.go
+	if x == nil {
 		return
 	}
 	cip, div := g.avgArgs(args, 6)
