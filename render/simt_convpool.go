@@ -271,7 +271,7 @@ func (g *simtGen) maxPoolSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob *l
 	g.pool4(x, ob.Sizes[2], ob.Sizes[3])
 	g.gridLoop("NC * OH * OW")
 	g.line("const %s ow = f %% OW, oh = f / OW %% OH, nc = f / (OW * OH);", it)
-	g.line("%s m = -(%s)INFINITY; /* padding: -inf, which never takes over */", t, t)
+	g.line("%s m = -(%s)%s; /* padding: -inf, which never takes over */", t, t, g.r.d.Inf)
 	g.poolWindowRows(p, "oh", "ow")
 	g.line("    const %s v = %s;", t, g.xAt(x, "nc", "ih", "iw"))
 	g.line("    if (v > m || v != v) m = v; /* the first maximum, or the last NaN */")
@@ -306,7 +306,7 @@ func (g *simtGen) maxPoolBackwardSIMT(n *loopir.Node, args []ir.Arg, out *storag
 	g.line("const %s ihs = oh * %d - %d, iws = ow * %d - %d;", it, p.stride[0], p.pad[0], p.stride[1], p.pad[1])
 	g.line("const %s kh0 = ihs < 0 ? (-ihs + %d) / %d : 0, kw0 = iws < 0 ? (-iws + %d) / %d : 0;", it, p.dil[0]-1, p.dil[0], p.dil[1]-1, p.dil[1])
 	g.line("%s best = (ihs + kh0 * %d) * W + iws + kw0 * %d;", it, p.dil[0], p.dil[1])
-	g.line("%s m = -(%s)INFINITY;", t, t)
+	g.line("%s m = -(%s)%s;", t, t, g.r.d.Inf)
 	g.poolWindowRows(p, "oh", "ow")
 	g.line("    const %s v = %s;", t, g.xAt(x, "nc", "ih", "iw"))
 	g.line("    if (v > m || v != v) { m = v; best = ih * W + iw; }")
@@ -439,7 +439,7 @@ func (g *simtGen) maxPoolNDSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob 
 			g.line("while (%s0 < 0) %s0 += %d;", names[i], names[i], d[i])
 		}
 	}
-	g.line("%s best = (d0 * H + h0) * W + w0; %s m = -(%s)INFINITY;", it, t, t)
+	g.line("%s best = (d0 * H + h0) * W + w0; %s m = -(%s)%s;", it, t, t, g.r.d.Inf)
 	g.line("for (%s z = d0; z < d1; z += dst)", it)
 	g.line("  for (%s y = h0; y < h1; y += hst)", it)
 	g.line("    for (%s v = w0; v < w1; v += wst) {", it)
