@@ -245,6 +245,8 @@ func (g *kernelGen) render() (string, error) {
 		g.sp = space{outer: squeeze(red.Ranges), reduce: squeeze(red.ReduceRanges)}
 		if m := g.planReduceMerge(g.sp.reduce); m != nil { // reduce_merge.go
 			g.sp.reduce = m.apply(g.sp.reduce)
+		} else if k := g.planReduceSplit(g.sp.reduce); k > 0 { // reduce_split.go
+			g.sp.reduce = []loopir.Expr{loopir.C(g.sp.reduce[0].(loopir.Const).V / k), loopir.C(k)}
 		}
 		g.reductionNest()
 	default:
