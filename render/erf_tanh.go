@@ -1,6 +1,11 @@
 package render
 
-import "gcdbg/tensor"
+import (
+	"fmt"
+	"strings"
+
+	"gcdbg/tensor"
+)
 
 // erf and tanh in float, inline. glibc's libmvec erff and tanhf (the
 // prelude's simd declarations) cost 1.32 and 0.90 ms per 4M floats on two
@@ -23,49 +28,44 @@ import "gcdbg/tensor"
 // float (erf 0x1.abf9a2p+3, tanh 0x1.0d3a72p+6): x^2 rounds monotonically,
 // so it holds from at most a few floats below the first overshoot, where
 // 1 - f(x) is as small. One compare thus bounds the result by 1 and gives
-// erf(±Inf) = tanh(±Inf) = ±1 (x^2 = +Inf); a NaN fails it and stays NaN; -0 and the denormals keep
-// their sign (x times a positive quotient), and tanh(x) = x exactly for
-// tiny x (P(0) = Q(0) = 1). Accuracy against erf and tanh in double over
+// erf(±Inf) = tanh(±Inf) = ±1 (x^2 = +Inf); a NaN fails it and stays
+// NaN; -0 and the denormals keep their sign (x times a positive
+// quotient), and tanh(x) = x exactly for tiny x (P(0) = Q(0) = 1). Accuracy against erf and tanh in double over
 // all 2^32 floats (docs/performance.md; compiler's TestVectorMathULP holds
-// them to it): erf 5.5 ULP at most, tanh 4.9 (libmvec: 4.0 and 1.34); the
-// worst errors sit near ±1, where four roundings (P, Q, the quotient, the
-// product) each cost up to one ULP of the result.
-const erfTanhPreludeC = `
+// them to it): erf 5.68 ULP at most (x = 3.286), tanh 5.32 (x = 6.79),
+// mean 0.333 and 0.040 (libmvec: 4.00 and 1.37, mean 0.329 and 0.021);
+// the worst errors sit near ±1, where four roundings (P, Q, the quotient,
+// the product) each cost up to one ULP of the result.
+var erfTanhPreludeC = `
 /* erf and tanh in float, branch-free and inline (render/erf_tanh.go):
    x * P(x^2) / Q(x^2), +-1 from where that would exceed 1. */
-static inline float gcdbg_erff(float x) {
-  float t = x * x;
-  float p = 0x1.12a686p-19f;
-  p = __builtin_fmaf(p, t, 0x1.2b28c4p-12f);
-  p = __builtin_fmaf(p, t, 0x1.f024e8p-9f);
-  p = __builtin_fmaf(p, t, 0x1.b09e44p-5f);
-  p = __builtin_fmaf(p, t, 0x1.86e518p-3f);
-  p = __builtin_fmaf(p, t, 0x1.20dd74p+0f);
-  float q = 0x1.3f63c8p-15f;
-  q = __builtin_fmaf(q, t, 0x1.31fc8ep-10f);
-  q = __builtin_fmaf(q, t, 0x1.ebcf1ep-7f);
-  q = __builtin_fmaf(q, t, 0x1.d42baep-4f);
-  q = __builtin_fmaf(q, t, 0x1.014590p-1f);
-  q = __builtin_fmaf(q, t, 1.0f);
-  float r = x * (p / q);
-  return t >= 0x1.abf9a2p+3f ? copysignf(1.0f, x) : r;
+` + oddRationalC("gcdbg_erff",
+	[]string{"0x1.12a686p-19f", "0x1.2b28c4p-12f", "0x1.f024e8p-9f", "0x1.b09e44p-5f", "0x1.86e518p-3f", "0x1.20dd74p+0f"},
+	[]string{"0x1.3f63c8p-15f", "0x1.31fc8ep-10f", "0x1.ebcf1ep-7f", "0x1.d42baep-4f", "0x1.014590p-1f", "1.0f"},
+	"0x1.abf9a2p+3f") +
+	oddRationalC("gcdbg_tanhf",
+		[]string{"0x1.c8255cp-27f", "0x1.58bb1ap-16f", "0x1.c9a846p-9f", "0x1.11f95cp-3f", "1.0f"},
+		[]string{"0x1.9fb188p-21f", "0x1.57dcfap-12f", "0x1.a7b82ap-6f", "0x1.de51f4p-2f", "1.0f"},
+		"0x1.0d3a72p+6f")
+
+// oddRationalC writes the C function name(x) = x * P(x^2) / Q(x^2), the
+// polynomials by Horner's rule in FMAs from their coefficients (C float
+// literals, highest degree first), and copysign(1, x) where x^2 >= sat.
+func oddRationalC(name string, p, q []string, sat string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "static inline float %s(float x) {\n  float t = x * x;\n", name)
+	for _, poly := range []struct {
+		v string
+		c []string
+	}{{"p", p}, {"q", q}} {
+		fmt.Fprintf(&b, "  float %s = %s;\n", poly.v, poly.c[0])
+		for _, c := range poly.c[1:] {
+			fmt.Fprintf(&b, "  %s = __builtin_fmaf(%s, t, %s);\n", poly.v, poly.v, c)
+		}
+	}
+	fmt.Fprintf(&b, "  float r = x * (p / q);\n  return t >= %s ? copysignf(1.0f, x) : r;\n}\n", sat)
+	return b.String()
 }
-static inline float gcdbg_tanhf(float x) {
-  float t = x * x;
-  float p = 0x1.c8255cp-27f;
-  p = __builtin_fmaf(p, t, 0x1.58bb1ap-16f);
-  p = __builtin_fmaf(p, t, 0x1.c9a846p-9f);
-  p = __builtin_fmaf(p, t, 0x1.11f95cp-3f);
-  p = __builtin_fmaf(p, t, 1.0f);
-  float q = 0x1.9fb188p-21f;
-  q = __builtin_fmaf(q, t, 0x1.57dcfap-12f);
-  q = __builtin_fmaf(q, t, 0x1.a7b82ap-6f);
-  q = __builtin_fmaf(q, t, 0x1.de51f4p-2f);
-  q = __builtin_fmaf(q, t, 1.0f);
-  float r = x * (p / q);
-  return t >= 0x1.0d3a72p+6f ? copysignf(1.0f, x) : r;
-}
-`
 
 // withInlineErfTanh spells float erf and tanh as the prelude's inline
 // gcdbg_erff / gcdbg_tanhf (the narrow floats, computed in float, follow
