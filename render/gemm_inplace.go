@@ -44,6 +44,7 @@ func (r *renderer) foldGEMMsIntoEpilogues() {
 		}
 	}
 	_, outputs := r.readersAndOutputs()
+	placed := r.placedPieces()
 	for ki, k := range r.kernels {
 		if len(k.Nodes) < 2 {
 			continue
@@ -96,7 +97,7 @@ func (r *renderer) foldGEMMsIntoEpilogues() {
 				ei = i
 			}
 		}
-		if ei < 0 {
+		if ei < 0 || placed[k.Nodes[ei].Writes[0].Buffer] {
 			continue
 		}
 		y := k.Nodes[ei].Writes[0].Buffer
@@ -308,4 +309,29 @@ func floorAtom(a, b loopir.Expr) (string, bool) {
 		return "", false
 	}
 	return "f:(" + ka + ")//(" + kb + ")", true
+}
+
+// placedPieces is the set of buffers that foldSliceScatters will have
+// their writers store straight into a slice_scatter's or cat's output
+// (slice_scatter_fold.go). Such a buffer gets no memory and its copy
+// kernel goes, which saves more than a GEMM writing it in place, and a
+// GEMM writing it would stop that fold (it wants a pointwise writer):
+// lstm_train's backward gate gradients, the inputs of its per-step cats,
+// came back as 46 copy kernels when the GEMMs before them wrote them.
+func (r *renderer) placedPieces() map[string]bool {
+	placed := map[string]bool{}
+	if r.p.Graph == nil {
+		return placed
+	}
+	readers, outputs := r.readerSets(), r.outputSet()
+	for ki, k := range r.kernels {
+		if f, ok := r.sliceScatterFold(ki, k, readers, outputs); ok {
+			for w := range f.moved {
+				for _, d := range w.Writes {
+					placed[d.Buffer] = true
+				}
+			}
+		}
+	}
+	return placed
 }
