@@ -4,8 +4,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"gcdbg/render"
 )
 
 // GroupNorm(4, 16) + SiLU in training (testdata/models/groupnorm_silu_train.py):
@@ -17,15 +15,7 @@ import (
 // kernels default to) matches PyTorch and the eager interpreter.
 func TestGroupNormReduceLoopSplitByChannel(t *testing.T) {
 	tr, units, fwd := renderFirstProgram(t, "testdata/groupnorm_silu_train.json")
-	if len(units[0].Programs) < 2 {
-		t.Fatalf("%d programs, want forward and backward", len(units[0].Programs))
-	}
-	lp := units[0].Programs[1]
-	bwd, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C,
-		render.Options{Trace: "groupnorm_silu_train.json", Graph: units[0].Captured.Name, Role: lp.Role})
-	if err != nil {
-		t.Fatal(err)
-	}
+	bwd := renderBackwardProgram(t, units, "groupnorm_silu_train.json")
 	// a division or modulo of a SIMD reduce loop's variable in its kernel
 	simdVar := regexp.MustCompile(`#pragma omp simd[^\n]*\n\s*for \(int64_t (r[0-9]+) `)
 	split := regexp.MustCompile(`for \(int64_t r1 = 0; r1 < 256; r1\+\+\)`)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"gcdbg/render"
+	"gcdbg/stages"
 )
 
 // InstanceNorm2d(affine) in training (testdata/models/instnorm_affine_train.py,
@@ -19,15 +20,7 @@ import (
 // still matches PyTorch and the eager interpreter, outputs and gradients.
 func TestInstanceNormGradIndexHasNoInnerDivision(t *testing.T) {
 	tr, units, _ := renderFirstProgram(t, "testdata/instnorm_affine_train.json")
-	if len(units[0].Programs) < 2 {
-		t.Fatalf("%d programs, want forward and backward", len(units[0].Programs))
-	}
-	lp := units[0].Programs[1]
-	src, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C,
-		render.Options{Trace: "instnorm_affine_train.json", Graph: units[0].Captured.Name, Role: lp.Role})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := renderBackwardProgram(t, units, "instnorm_affine_train.json")
 	// a / or % whose left side reads a reduction variable (r0, r1, r2)
 	inner := regexp.MustCompile(`\(([^()]*\br[0-9]\b[^()]*)\) [/%] [0-9]+\)`)
 	fused := 0
@@ -52,4 +45,20 @@ func TestInstanceNormGradIndexHasNoInnerDivision(t *testing.T) {
 		t.Errorf("compiled InstanceNorm blocks do not match PyTorch (%d outputs, %d grads):\n%s", len(g.Outputs), len(g.Grads), res.Summary())
 	}
 	checkAllMatch(t, g, "")
+}
+
+// renderBackwardProgram renders the second program (a training graph's
+// backward) of units[0] in the C dialect, as renderUnits does the first.
+func renderBackwardProgram(t *testing.T, units []*stages.Unit, name string) *render.Source {
+	t.Helper()
+	if len(units[0].Programs) < 2 {
+		t.Fatalf("%d programs, want forward and backward", len(units[0].Programs))
+	}
+	lp := units[0].Programs[1]
+	src, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C,
+		render.Options{Trace: name, Graph: units[0].Captured.Name, Role: lp.Role})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }
