@@ -14,10 +14,11 @@ import (
 // (render/gemm_inplace.go) when the cat fold would have the epilogue store
 // it straight into the cat's output (render/slice_scatter_fold.go): the
 // fold wants a pointwise writer, and the GEMM writing the buffer brought
-// back a copy kernel per cat (lstm_train: 173 kernels, 71 with the
-// placement). real2_lstm (nn.LSTM and nn.RNN, exported from PyTorch): its
-// backward's forward-order gate stacks are placed, and it still matches
-// PyTorch and the eager interpreter.
+// back copy kernels (lstm_train: 219 kernels instead of 173 once the
+// in-place fold also took GEMMs after their epilogue's inputs, 85ea58e).
+// real2_lstm (nn.LSTM and nn.RNN, exported from PyTorch): its backward's
+// gate stacks are placed, and it still matches PyTorch and the eager
+// interpreter.
 func TestGEMMInPlaceLeavesCatInputsToTheCatFold(t *testing.T) {
 	t.Setenv("GCDBG_AUTOTUNE", "0")
 	tr, units := loadUnits(t, "../stages/testdata/real2/real2_lstm.json")
@@ -31,21 +32,21 @@ func TestGEMMInPlaceLeavesCatInputsToTheCatFold(t *testing.T) {
 		t.Fatal("no backward program")
 	}
 	plan := render.PlanMemory(bwd.Loops, bwd.Schedule.Kernels, render.C)
-	inPlace := map[string]bool{}
+	inPlace, placed := 0, 0
 	for _, b := range plan.Buffers {
-		if y, ok := strings.CutPrefix(b.Note, "the GEMM writes "); ok && strings.Contains(y, "which its epilogue updates in place") {
-			inPlace[strings.TrimSuffix(strings.Fields(y)[0], ",")] = true
+		switch {
+		case strings.HasPrefix(b.Note, "the GEMM writes ") && strings.Contains(b.Note, "which its epilogue updates in place"):
+			inPlace++
+		case strings.Contains(b.Note, "straight into its place in"):
+			placed++
 		}
 	}
-	src, err := render.Render(bwd.Loops, bwd.Schedule.Kernels, bwd.Memory, render.C, render.Options{Trace: "real2_lstm", Graph: units[0].Captured.Name, Role: bwd.Role})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The stacks of per-step gate gradients (cat_26, cat_10, cat_2: forward
-	// order) are placed by their epilogues; those whose inputs a second cat
-	// reads (the reversed stacks) still copy.
-	if cats := strings.Count(src.Code, "cat: one copy loop per input"); cats != 6 || len(inPlace) == 0 {
-		t.Errorf("backward: %d cat copy kernels (want 6; 10 when the GEMMs wrote the gate gradients in place), %d GEMMs writing in place", cats, len(inPlace))
+	// The gate-gradient stacks' inputs are placed by their epilogues (71
+	// buffers; 27, and 21 cat copy kernels instead of 10, when the GEMMs
+	// wrote them in place); the GEMMs write the other epilogue outputs in
+	// place.
+	if placed != 71 || inPlace == 0 {
+		t.Errorf("backward: %d buffers placed by the cat fold (want 71; 27 when the GEMMs wrote the gate gradients in place), %d GEMMs writing in place", placed, inPlace)
 	}
 	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
 	if err != nil {
