@@ -20,9 +20,10 @@ func init() {
 			func(b *builder, a []ir.Arg) ir.Arg {
 				return decompPhiloxRandn(b, []ir.Arg{factorySize(a[0]), int64(0), int64(0), a[2]})
 			}},
-		decomposition{"aten.randperm", "randperm(n, dtype) = to_dtype(argsort(philox_rand([n], 0, 0, float64), 0, stable), dtype or int64) (the normalized stage gives each node its own offset or PyTorch's recorded draw)",
+		decomposition{"aten.randperm", "randperm(n, dtype) = to_dtype(sort(philox_rand([n], 0, 0, float64), 0, stable)[1], dtype or int64) (its stable argsort; the normalized stage gives each node its own offset or PyTorch's recorded draw)",
 			func(b *builder, a []ir.Arg) ir.Arg {
-				p := b.o("argsort", decompPhiloxRand(b, []ir.Arg{sizesArg([]int{b.int(a[0])}), int64(0), int64(0), tensor.Float64}), int64(0), false, true)
+				u := decompPhiloxRand(b, []ir.Arg{sizesArg([]int{b.int(a[0])}), int64(0), int64(0), tensor.Float64})
+				p := b.o("getitem", b.o("sort", u, int64(0), false, true), int64(1))
 				if dt, ok := a[2].(tensor.DType); ok && dt != tensor.Int64 {
 					return b.o("to_dtype", p, dt)
 				}
