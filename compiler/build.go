@@ -385,7 +385,7 @@ func kernelAt(m Manifest, ln int) string {
 	best, name := 0, ""
 	for _, s := range m.Steps {
 		for _, k := range s.Kernels {
-			if k.Line <= ln && k.Line > best {
+			if k.Line <= ln && k.Line > best && k.Shares == "" {
 				best, name = k.Line, k.Name
 			}
 		}

@@ -103,4 +103,9 @@ type KernelSpec struct {
 	// Key identifies the kernel's code (its source and the prelude it
 	// calls) in the choice cache.
 	Key string `json:"key,omitempty"`
+	// Shares names the C function this call site runs when the kernel
+	// repeats an earlier one's code with other buffers (an unrolled
+	// recurrence's step: render/kernel_share.go); Name is then not defined
+	// in the source, and Line is that function's.
+	Shares string `json:"shares,omitempty"`
 }

@@ -79,7 +79,7 @@ func splitProgram(p Program) (parts []part, ok bool) {
 	var ks []kern
 	for _, s := range p.Manifest.Steps {
 		for _, k := range s.Kernels {
-			if k.Line > 0 && k.Name != "" {
+			if k.Line > 0 && k.Name != "" && k.Shares == "" { // a repeat's code is its function's
 				ks = append(ks, kern{k.Name, k.Line})
 			}
 		}

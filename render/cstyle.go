@@ -44,6 +44,14 @@ type kernelGen struct {
 	// unravel maps an unravelled variable's C text to its expression over
 	// the loop variables (unravel.go).
 	unravel map[string]loopir.Expr
+	// fn is the C function a repeated kernel's call site calls (the first
+	// kernel of the same code, kernel_share.go); "" calls its own. ci: the
+	// call passes its choice index. sharedBy: the later kernels calling
+	// this one's function.
+	fn       string
+	from     int // the kernel whose function fn is
+	ci       bool
+	sharedBy []int
 }
 
 // value is a C expression (a temporary's name) and its dtype.

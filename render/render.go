@@ -354,6 +354,9 @@ func (r *renderer) program() (*Source, error) {
 		specs = append(specs, spec)
 		bodies = append(bodies, code)
 	}
+	if r.d.Entry {
+		r.shareKernels(bodies) // kernel_share.go
+	}
 	var head strings.Builder
 	fmt.Fprintf(&head, "/* gcdbg generated %s source: trace %s, graph %s (%s). Do not edit. */\n",
 		r.d.Name, Comment(r.opts.Trace), Comment(r.opts.Graph), Comment(r.opts.Role))
@@ -383,6 +386,11 @@ func (r *renderer) program() (*Source, error) {
 		specs[ki].Key = choiceKey(specs[ki], code, b) // choice.go
 		out.WriteString(b)
 		line += strings.Count(b, "\n")
+	}
+	for ki, g := range r.gens {
+		if g.fn != "" { // a repeat shows and keys as the kernel it calls
+			specs[ki].Line, specs[ki].Key, specs[ki].Shares = specs[g.from].Line, specs[g.from].Key, g.fn
+		}
 	}
 	if r.d.Entry {
 		wrap, err := r.entries(specs)

@@ -79,7 +79,14 @@ func (r *renderer) segment(entry string, kernels []int) string {
 		args = append(args, r.man.Symbols...)
 		fmt.Fprintf(&b, "  if (current_kernel) *current_kernel = %d;\n", ki)
 		b.WriteString("  if (kernel_seconds) t0 = gcdbg_now();\n")
-		fmt.Fprintf(&b, "  %s(%s);\n", g.name, strings.Join(args, ", "))
+		if g.ci {
+			args = append(args, fmt.Sprint(ki))
+		}
+		fn := g.name
+		if g.fn != "" {
+			fn = g.fn
+		}
+		fmt.Fprintf(&b, "  %s(%s);\n", fn, strings.Join(args, ", "))
 		fmt.Fprintf(&b, "  if (kernel_seconds) kernel_seconds[%d] = gcdbg_now() - t0;\n", ki)
 	}
 	b.WriteString("  (void)bufs; (void)syms; (void)t0;\n}\n")
