@@ -316,6 +316,15 @@ func syntheticCases() map[string][]inferCase {
 	add("eye", int64(3), int64(5), bl, nil, nil, nil, false)
 	add("eye", int64(0), int64(2), f16, nil, nil, nil, false)
 	add("eye", int64(-2), nil, nil, nil, nil, nil, false)
+	// index_add / index_copy / index_fill (ops_index_add.go, ops_index_fill_copy.go): along dims
+	// 1 and 0, an int64 self, a scalar fill; randperm (ops_randperm.go) with and without a dtype
+	add("index_add", x, int64(1), tm(i64, []int{2}), tm(f32, []int{2, 2, 4}), int64(1))
+	add("index_add", xi, int64(0), tm(i64, []int{1}), tm(i64, []int{1, 3, 4}), int64(2))
+	add("index_copy", x, int64(-1), tm(i64, []int{3}), tm(f32, []int{2, 3, 3}))
+	add("index_fill", x, int64(1), tm(i64, []int{2}), 2.5)
+	add("index_fill", xt, int64(0), tm(i64, []int{}), int64(-1))
+	add("randperm", int64(5), nil, nil, nil, nil, nil, false)
+	add("randperm", int64(3), nil, tensor.Int32, nil, nil, nil, false)
 	for _, op := range []string{"philox_rand", "philox_randn"} { // gcdbg's own draws (ops_train.go)
 		add(op, ir.Tuple{int64(2), int64(3)}, int64(0), int64(8), nil)
 		add(op, ir.Tuple{int64(4)}, int64(1), int64(0), tensor.Float64)
