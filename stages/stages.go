@@ -131,7 +131,7 @@ var Table = []Stage{
 		Teach: teachFusion, Run: scheduleFusion, Print: printFusion, Lang: "log", Loop: true, Open: true},
 	{Name: "memory", Explain: "Memory planning of what the rendered program allocates: each buffer's lifetime over the kernels, dead buffers reused and pointwise results written in place (graph outputs keep their own storage); peak bytes (held for the whole call) before and after.",
 		Teach: teachMemory, Run: planMemory, Print: printMemory, Lang: "log", Loop: true},
-	{Name: "kernels", Explain: "Code generation: each fused kernel becomes one C function (OpenMP-parallel outer loop, SIMD inner loop, fused producers kept in registers, GEMMs through OpenBLAS), named after its origins and commented with the user's source lines.",
+	{Name: "kernels", Explain: "Code generation: each fused kernel becomes one C function (OpenMP-parallel outer loop, SIMD inner loop, fused producers kept in registers, GEMMs through OpenBLAS), named after its origins and commented with the user's source lines; a kernel repeating an earlier one's code with other buffers (an unrolled recurrence's step) calls that one's function.",
 		Teach: teachKernels, Run: renderKernels, Print: printKernels, Lang: "c", Loop: true},
 	{Name: "wrapper", Explain: "The generated driver: one entry point per segment of compiled kernels between eager fallbacks, timing each kernel; buffers in one arena at the memory plan's offsets.",
 		Teach: teachWrapper, Print: printWrapper, Lang: "c", Loop: true},
