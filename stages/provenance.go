@@ -161,6 +161,9 @@ func (p *Provenance) indexProgram(lp *LoopProgram) *progIndex {
 		// and each buffer's pointer, as the renderer names them.
 		for _, k := range lp.Source.Kernels {
 			pi.origins[k.Name] = appendNew(pi.origins[k.Name], k.Origins...)
+			if k.Shares != "" { // the shared function computes this repeat too (render/kernel_share.go)
+				pi.origins[k.Shares] = appendNew(pi.origins[k.Shares], k.Origins...)
+			}
 		}
 		if lp.Loops != nil {
 			for name := range lp.Loops.Buffers {
