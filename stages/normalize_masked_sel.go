@@ -61,6 +61,13 @@ type selPlanned struct {
 	mask *ir.Node
 }
 
+// padded reports whether captured node a is planned as a padded selection
+// (a pick, or a row-by-row value computed from picks).
+func (ms *maskedSels) padded(a *ir.Node) bool {
+	r := ms.role[a].role
+	return r == selPick || r == selElem
+}
+
 // selMask is a mask's flattened form, [M] (canonical), and its views of
 // rank r ([M, 1, ...]) for masking padded values.
 type selMask struct {
@@ -184,8 +191,8 @@ func (nz *normalizer) selPlan(n, m *ir.Node) (map[*ir.Node]selRole, *ir.Node, st
 		if r := region[a]; r == selPick || r == selElem {
 			return true, ""
 		}
-		if p := ms.role[a]; p.role == selPick || p.role == selElem {
-			return false, fmt.Sprintf("combines it with a selection by the mask %q", p.mask.Name)
+		if ms.padded(a) {
+			return false, fmt.Sprintf("combines it with a selection by the mask %q", ms.role[a].mask.Name)
 		}
 		if pm := pickMask(a); pm != nil && pm != m {
 			return false, fmt.Sprintf("combines it with a selection by the mask %q", pm.Name)
@@ -582,7 +589,7 @@ func (nz *normalizer) selArgs(n *ir.Node) (*ir.OpDef, []ir.Arg, []ir.Arg, error)
 	for i, a := range capt {
 		args[i] = nz.mapArg(a)
 		an, ok := a.(*ir.Node)
-		if !ok || nz.masked.role[an].role == selPick || nz.masked.role[an].role == selElem {
+		if !ok || nz.masked.padded(an) {
 			continue
 		}
 		c, ok := args[i].(*ir.Node)
@@ -641,13 +648,13 @@ func (nz *normalizer) selOperandRows(n, m *ir.Node, d *ir.OpDef, args, capt []ir
 	}
 	r := 0
 	for _, a := range capt {
-		if an, ok := a.(*ir.Node); ok && (nz.masked.role[an].role == selPick || nz.masked.role[an].role == selElem) {
+		if an, ok := a.(*ir.Node); ok && nz.masked.padded(an) {
 			r = max(r, len(an.Meta.Tensor.Shape))
 		}
 	}
 	for i, a := range capt {
 		an, ok := a.(*ir.Node)
-		if !ok || nz.masked.role[an].role == selPick || nz.masked.role[an].role == selElem {
+		if !ok || nz.masked.padded(an) {
 			continue
 		}
 		w, ok := args[i].(*ir.Node)
