@@ -1,13 +1,10 @@
 package runner
 
 import (
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"gcdbg/sched"
-	"gcdbg/stages"
-	"gcdbg/trace"
 )
 
 // GELU's backward recomputes erf(a/√2) (tanh for the tanh form) from the
@@ -20,18 +17,8 @@ import (
 // do it, and their outputs and gradients still match PyTorch and the eager
 // interpreter.
 func TestGELURecomputeJoinsGEMMEpilogue(t *testing.T) {
-	if _, err := exec.LookPath("cc"); err != nil {
-		t.Skip("no C compiler (cc) on PATH")
-	}
 	t.Setenv("GCDBG_AUTOTUNE", "0")
-	tr, err := trace.Load(filepath.Join("testdata", "gelu_ffn_train.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	units, err := stages.Run(tr, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, units := loadCompiledUnits(t, filepath.Join("testdata", "gelu_ffn_train.json"))
 	// the recomputed derivatives' erf, tanh and sigmoid, each in an mm's kernel
 	withMM := map[string]bool{}
 	fused := 0
@@ -58,14 +45,5 @@ func TestGELURecomputeJoinsGEMMEpilogue(t *testing.T) {
 	if fused == 0 || !withMM["_1_erf"] || !withMM["_4_tanh"] || !withMM["silu_sigmoid"] {
 		t.Fatalf("%d extern-epilogue input fusions; erf, tanh and sigmoid computed with an mm: %v", fused, withMM)
 	}
-	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Backend != "compiled" || !res.OK {
-		t.Fatalf("backend %q: does not match:\n%s", res.Backend, res.Summary())
-	}
-	for _, g := range res.Graphs {
-		checkAllMatch(t, g, "")
-	}
+	runCompiledMatches(t, tr, units)
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"gcdbg/render"
-	"gcdbg/stages"
 )
 
 // A GEMM whose epilogue's output is a cat's input (an LSTM's backward: each
@@ -21,16 +20,8 @@ import (
 // interpreter.
 func TestGEMMInPlaceLeavesCatInputsToTheCatFold(t *testing.T) {
 	t.Setenv("GCDBG_AUTOTUNE", "0")
-	tr, units := loadUnits(t, "../stages/testdata/real2/real2_lstm.json")
-	var bwd *stages.LoopProgram
-	for _, lp := range units[0].Programs {
-		if lp.Role == stages.RoleBackward {
-			bwd = lp
-		}
-	}
-	if bwd == nil {
-		t.Fatal("no backward program")
-	}
+	tr, units := loadCompiledUnits(t, "../stages/testdata/real2/real2_lstm.json")
+	bwd := backwardProgram(t, units[0])
 	plan := render.PlanMemory(bwd.Loops, bwd.Schedule.Kernels, render.C)
 	inPlace, placed := 0, 0
 	for _, b := range plan.Buffers {
@@ -48,14 +39,5 @@ func TestGEMMInPlaceLeavesCatInputsToTheCatFold(t *testing.T) {
 	if placed != 71 || inPlace == 0 {
 		t.Errorf("backward: %d buffers placed by the cat fold (want 71; 27 when the GEMMs wrote the gate gradients in place), %d GEMMs writing in place", placed, inPlace)
 	}
-	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Backend != "compiled" || !res.OK {
-		t.Fatalf("backend %q: does not match:\n%s", res.Backend, res.Summary())
-	}
-	for _, g := range res.Graphs {
-		checkAllMatch(t, g, "")
-	}
+	runCompiledMatches(t, tr, units)
 }

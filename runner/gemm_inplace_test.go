@@ -22,9 +22,6 @@ import (
 // intermediates, and their outputs, gradients and buffers still match
 // PyTorch and the eager interpreter.
 func TestGEMMWritesEpilogueOutputInPlace(t *testing.T) {
-	if _, err := exec.LookPath("cc"); err != nil {
-		t.Skip("no C compiler (cc) on PATH")
-	}
 	t.Setenv("GCDBG_AUTOTUNE", "0")
 	for name, path := range map[string]string{
 		"mlp":               filepath.Join("..", "fixtures", "mlp.json"),
@@ -32,14 +29,7 @@ func TestGEMMWritesEpilogueOutputInPlace(t *testing.T) {
 		"attn_bias":         attnBias,
 	} {
 		t.Run(name, func(t *testing.T) {
-			tr, err := trace.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			units, err := stages.Run(tr, "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			tr, units := loadCompiledUnits(t, path)
 			kinds := map[string]int{}
 			for _, lp := range units[0].Programs {
 				plan := render.PlanMemory(lp.Loops, lp.Schedule.Kernels, render.C)
@@ -56,16 +46,50 @@ func TestGEMMWritesEpilogueOutputInPlace(t *testing.T) {
 			if kinds["output"] == 0 || kinds["intermediate"] == 0 {
 				t.Fatalf("GEMMs writing their epilogue's buffer in place, by the buffer's kind: %v; want outputs and intermediates", kinds)
 			}
-			res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Backend != "compiled" || !res.OK {
-				t.Fatalf("backend %q: does not match:\n%s", res.Backend, res.Summary())
-			}
-			for _, g := range res.Graphs {
-				checkAllMatch(t, g, "")
-			}
+			runCompiledMatches(t, tr, units)
 		})
 	}
+}
+
+// loadCompiledUnits skips t without a C compiler (cc), and loads and
+// stages the trace at path (loadUnits).
+func loadCompiledUnits(t *testing.T, path string) (*trace.Trace, []*stages.Unit) {
+	t.Helper()
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler (cc) on PATH")
+	}
+	return loadUnits(t, path)
+}
+
+// backwardProgram is u's backward program; t fails without one.
+func backwardProgram(t *testing.T, u *stages.Unit) *stages.LoopProgram {
+	t.Helper()
+	var bwd *stages.LoopProgram
+	for _, lp := range u.Programs {
+		if lp.Role == stages.RoleBackward {
+			bwd = lp
+		}
+	}
+	if bwd == nil {
+		t.Fatal("no backward program")
+	}
+	return bwd
+}
+
+// runCompiledMatches runs units compiled on the CPU and fails t unless the
+// compiled backend ran and every graph's values match PyTorch and the
+// eager interpreter (checkAllMatch).
+func runCompiledMatches(t *testing.T, tr *trace.Trace, units []*stages.Unit) *Result {
+	t.Helper()
+	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Backend != "compiled" || !res.OK {
+		t.Fatalf("backend %q: does not match:\n%s", res.Backend, res.Summary())
+	}
+	for _, g := range res.Graphs {
+		checkAllMatch(t, g, "")
+	}
+	return res
 }

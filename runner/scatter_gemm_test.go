@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"gcdbg/render"
-	"gcdbg/stages"
 )
 
 // A tied embedding in training (testdata/models/tied_embed_grad.py,
@@ -20,15 +19,7 @@ import (
 func TestTiedEmbeddingGradAddedIntoGEMMOutput(t *testing.T) {
 	t.Setenv("GCDBG_AUTOTUNE", "0")
 	tr, units, _ := renderFirstProgram(t, "testdata/tied_embed_grad.json")
-	var bwd *stages.LoopProgram
-	for _, lp := range units[0].Programs {
-		if lp.Role == stages.RoleBackward {
-			bwd = lp
-		}
-	}
-	if bwd == nil {
-		t.Fatal("no backward program")
-	}
+	bwd := backwardProgram(t, units[0])
 	plan := render.PlanMemory(bwd.Loops, bwd.Schedule.Kernels, render.C)
 	notes := 0
 	for _, b := range plan.Buffers {
@@ -49,16 +40,9 @@ func TestTiedEmbeddingGradAddedIntoGEMMOutput(t *testing.T) {
 	if !strings.Contains(src.Code, "(scatter_gemm.go) */") || strings.Contains(src.Code, "scatter_add along dim 0: out = self") {
 		t.Errorf("the scatter_add is not added into the GEMM's output, or is still rendered as a whole table")
 	}
-	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Backend != "compiled" || !res.OK {
-		t.Fatalf("backend %q: does not match:\n%s", res.Backend, res.Summary())
-	}
+	res := runCompiledMatches(t, tr, units)
 	grads := 0
 	for _, g := range res.Graphs {
-		checkAllMatch(t, g, "")
 		for _, gd := range g.Grads {
 			if strings.Contains(gd.Name, "wte") {
 				grads++

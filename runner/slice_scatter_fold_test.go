@@ -94,14 +94,5 @@ func TestSliceScatterAndCatWrittenInPlace(t *testing.T) {
 	if strings.Contains(src.Code, "cat: one copy loop per input") {
 		t.Errorf("the q/k/v cat is still copied by its own kernel")
 	}
-	res, err := RunUnits(tr, units, Options{Runs: 1, Device: "cpu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Backend != "compiled" || !res.OK {
-		t.Fatalf("backend %q: does not match:\n%s", res.Backend, res.Summary())
-	}
-	for _, g := range res.Graphs {
-		checkAllMatch(t, g, "")
-	}
+	runCompiledMatches(t, tr, units)
 }
