@@ -692,6 +692,15 @@ func (nz *normalizer) maskRowsOf(n, m *ir.Node, v *ir.Node, r int) (*ir.Node, er
 	return nz.moduleCall(n, "aten.where", sm.rank[r], v, castNumber(0.0, v.Meta.Tensor.DType))
 }
 
+// maskedSum is the sum of padded value v over the rows where mask m holds.
+func (nz *normalizer) maskedSum(n, m *ir.Node, v *ir.Node) (*ir.Node, error) {
+	z, err := nz.maskRows(n, m, v)
+	if err != nil {
+		return nil, err
+	}
+	return nz.moduleCall(n, "aten.sum", z)
+}
+
 // selCount is the mask's true count times r, int64.
 func (nz *normalizer) selCount(n, m *ir.Node, r int) (*ir.Node, error) {
 	c, err := nz.moduleCall(n, "aten.sum", nz.masked.masks[m].flat)
@@ -737,10 +746,10 @@ func (nz *normalizer) selReduce(n, m *ir.Node) error {
 			}
 		}
 		num, err := nz.selCall(n, ir.Lookup("aten.sum"), []ir.Arg{v, args[1], args[2], args[3]})
-		if err != nil || d.Name == "aten.sum" {
-			if err != nil {
-				return err
-			}
+		if err != nil {
+			return err
+		}
+		if d.Name == "aten.sum" {
 			return nz.selResult(n, num)
 		}
 		sizes := v.Meta.Tensor.Shape.Sizes()
@@ -771,15 +780,11 @@ func (nz *normalizer) selReduce(n, m *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	z, err := nz.maskRows(n, m, l)
+	s, err := nz.maskedSum(n, m, l)
 	if err != nil {
 		return err
 	}
-	s, err := nz.moduleCall(n, "aten.sum", z)
-	if err != nil || red == "sum" {
-		if err != nil {
-			return err
-		}
+	if red == "sum" {
 		return nz.selResult(n, s)
 	}
 	var den *ir.Node
@@ -792,10 +797,7 @@ func (nz *normalizer) selReduce(n, m *ir.Node) error {
 		if err != nil {
 			return err
 		}
-		if kept, err = nz.maskRows(n, m, kept); err != nil {
-			return err
-		}
-		if den, err = nz.moduleCall(n, "aten.sum", kept); err != nil {
+		if den, err = nz.maskedSum(n, m, kept); err != nil {
 			return err
 		}
 	case !selLosses[d.Name] && !t.Meta.Tensor.DType.IsFloat():
@@ -810,10 +812,7 @@ func (nz *normalizer) selReduce(n, m *ir.Node) error {
 		if err != nil {
 			return err
 		}
-		if w, err = nz.maskRows(n, m, w); err != nil {
-			return err
-		}
-		if den, err = nz.moduleCall(n, "aten.sum", w); err != nil {
+		if den, err = nz.maskedSum(n, m, w); err != nil {
 			return err
 		}
 	default:
