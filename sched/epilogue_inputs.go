@@ -32,13 +32,8 @@ func (s *state) epilogueInput(p, e *group) bool {
 		if n.Kind != loopir.Extern {
 			continue
 		}
-		if n.Op != "mm" {
+		if n.Op != "mm" || readsAny(n, p.writes) {
 			return false
-		}
-		for _, rd := range n.Reads {
-			if p.writes[rd.Buffer] {
-				return false
-			}
 		}
 	}
 	for buf := range p.writes {
