@@ -69,8 +69,11 @@ func (r *renderer) matchScatterIntoProduct(k *loopir.Kernel, readers map[string]
 	}
 	ob := r.p.Buffers[sc.Name]
 	ix, src := r.argView(args[2]), r.argView(args[3])
+	if ob == nil || ix == nil || src == nil {
+		return nil, no, false
+	}
 	obs, ok1 := constList(ob.Sizes)
-	if ob == nil || ix == nil || src == nil || !ok1 || len(obs) != 2 || len(ix.Sizes) != 2 || len(src.Sizes) != 2 ||
+	if !ok1 || len(obs) != 2 || len(ix.Sizes) != 2 || len(src.Sizes) != 2 ||
 		(ob.DType.String() != "float32" && ob.DType.String() != "float64") {
 		return nil, no, false
 	}
