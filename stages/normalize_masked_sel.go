@@ -411,11 +411,7 @@ func selJoin(u *ir.Node, op string, args []ir.Arg, k int, isSel func(*ir.Node) (
 	if op == "aten.stack" {
 		rank = r + 1
 	}
-	d, ok := args[1].(int64)
-	if d < 0 {
-		d += int64(rank)
-	}
-	if !ok || r < 1 || d <= 0 || d >= int64(rank) {
+	if d, ok := argDim(args[1], rank); !ok || r < 1 || d == 0 {
 		return selNone, fmt.Sprintf("reads it with %s along its rows (dim 0), whose length depends on the mask's values", op)
 	}
 	if t := u.Meta.Tensor; t == nil || len(t.Shape) == 0 || t.Shape[0].Size != k {
@@ -429,25 +425,12 @@ func selJoin(u *ir.Node, op string, args []ir.Arg, k int, isSel func(*ir.Node) (
 // untouched: x[:, :2], x[..., 0], x.unsqueeze(-1), x.squeeze(1),
 // x.flatten(1).
 func keepsRows(op string, args []ir.Arg, r int) bool {
-	dim := func(a ir.Arg, rank int) (int, bool) {
-		d, ok := a.(int64)
-		if !ok {
-			return 0, false
-		}
-		if d < 0 {
-			d += int64(rank)
-		}
-		return int(d), d >= 0 && d < int64(rank)
-	}
 	switch op {
 	case "aten.unsqueeze":
-		d, ok := dim(args[1], r+1)
+		d, ok := argDim(args[1], r+1)
 		return ok && d > 0
-	case "aten.squeeze":
-		d, ok := dim(args[1], r)
-		return ok && d > 0
-	case "aten.flatten":
-		d, ok := dim(args[1], r)
+	case "aten.squeeze", "aten.flatten":
+		d, ok := argDim(args[1], r)
 		return ok && d > 0
 	}
 	idx := seqArgs(args[1])
@@ -487,27 +470,29 @@ func seqArgs(a ir.Arg) []ir.Arg {
 // reducedDims are a reduction's dims over a value of rank r, each in
 // [0, r); nil for all of them.
 func reducedDims(a ir.Arg, r int) ([]int, bool) {
-	if a == nil || len(seqArgs(a)) == 0 {
+	xs := seqArgs(a)
+	if a == nil || len(xs) == 0 {
 		return nil, true
 	}
-	var ds []int
-	for _, x := range seqArgs(a) {
-		i, ok := x.(int64)
+	ds := make([]int, len(xs))
+	for i, x := range xs {
+		d, ok := argDim(x, r)
 		if !ok {
-			return nil, false
-		}
-		ds = append(ds, int(i))
-	}
-	for i, d := range ds {
-		if d < 0 {
-			d += r
-		}
-		if d < 0 || d >= r {
 			return nil, false
 		}
 		ds[i] = d
 	}
 	return ds, true
+}
+
+// argDim is dim arg a (an int) normalized for a value of rank r.
+func argDim(a ir.Arg, r int) (int, bool) {
+	d, ok := a.(int64)
+	if !ok {
+		return 0, false
+	}
+	nd, err := tensor.NormDim(int(d), r)
+	return nd, err == nil
 }
 
 // selPick writes x[m] as where(m, x, 0), flattened over m's dims.
