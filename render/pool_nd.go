@@ -95,27 +95,12 @@ func (g *kernelGen) maxPoolND(n *loopir.Node, args []ir.Arg, out *storage, ob *l
 	g.line("%s *vp = %s + %s;", t, out.c, planeBase(os, rank, "C"))
 	g.line("int64_t *ip = %s + %s;", ist.c, planeBase(is, rank, "C"))
 	names := [3]string{"d", "h", "w"}
-	sizes := [3]string{"D", "H", "W"}
 	outs := [3]string{"OD", "OH", "OW"}
 	for i := 0; i < 3; i++ {
 		g.line("for (int64_t o%s = 0; o%s < %s; o%s++) {", names[i], names[i], outs[i], names[i])
 		g.ind++
-		if adaptive {
-			g.line("const int64_t %s0 = o%s * %s / %s, %s1 = ((o%s + 1) * %s + %s - 1) / %s, %sst = 1;",
-				names[i], names[i], sizes[i], outs[i], names[i], names[i], sizes[i], outs[i], outs[i], names[i])
-		} else {
-			g.line("int64_t %s0 = o%s * %d - %d; const int64_t %s1 = %s0 + %d < %s ? %s0 + %d : %s, %sst = %d;",
-				names[i], names[i], s[i], p[i], names[i], names[i], (k[i]-1)*d[i]+1, sizes[i], names[i], (k[i]-1)*d[i]+1, sizes[i], names[i], d[i])
-			g.line("while (%s0 < 0) %s0 += %d;", names[i], names[i], d[i])
-		}
 	}
-	g.line("int64_t best = (d0 * H + h0) * W + w0; %s m = -(%s)INFINITY;", t, t)
-	g.line("for (int64_t z = d0; z < d1; z += dst)")
-	g.line("  for (int64_t y = h0; y < h1; y += hst)")
-	g.line("    for (int64_t q = w0; q < w1; q += wst) {")
-	g.line("      const %s v = xp[z * (%s) + y * (%s) + q * (%s)];", t, xs[rank-3], xs[rank-2], xs[rank-1])
-	g.line("      if (v > m || v != v) { m = v; best = (z * H + y) * W + q; }")
-	g.line("    }")
+	g.maxPoolNDWindow(t, xs, rank, adaptive, k, s, p, d)
 	g.line("vp[od * (%s) + oh * (%s) + ow * (%s)] = m;", os[rank-3], os[rank-2], os[rank-1])
 	g.line("ip[od * (%s) + oh * (%s) + ow * (%s)] = best;", is[rank-3], is[rank-2], is[rank-1])
 	for i := 0; i < 3; i++ {
@@ -126,6 +111,35 @@ func (g *kernelGen) maxPoolND(n *loopir.Node, args []ir.Arg, out *storage, ob *l
 	g.line("}")
 	g.ind--
 	g.line("}")
+}
+
+// maxPoolNDWindow declares output point (od, oh, ow)'s window, d0..d1 by
+// dst and likewise h, w (the adaptive cell, or the window clipped to the
+// input), and walks it row-major in plane xp into m and best, its index
+// d*H*W + h*W + w in the plane: the first maximum, or the last NaN. The C
+// loops and the SIMT kernel (simt_convpool.go) share it.
+func (g *kernelGen) maxPoolNDWindow(t string, xs []string, rank int, adaptive bool, k, s, p, d [3]int64) {
+	it := g.idxType()
+	names := [3]string{"d", "h", "w"}
+	sizes := [3]string{"D", "H", "W"}
+	outs := [3]string{"OD", "OH", "OW"}
+	for i := 0; i < 3; i++ {
+		if adaptive {
+			g.line("const %s %s0 = o%s * %s / %s, %s1 = ((o%s + 1) * %s + %s - 1) / %s, %sst = 1;",
+				it, names[i], names[i], sizes[i], outs[i], names[i], names[i], sizes[i], outs[i], outs[i], names[i])
+		} else {
+			g.line("%s %s0 = o%s * %d - %d; const %s %s1 = %s0 + %d < %s ? %s0 + %d : %s, %sst = %d;",
+				it, names[i], names[i], s[i], p[i], it, names[i], names[i], (k[i]-1)*d[i]+1, sizes[i], names[i], (k[i]-1)*d[i]+1, sizes[i], names[i], d[i])
+			g.line("while (%s0 < 0) %s0 += %d;", names[i], names[i], d[i])
+		}
+	}
+	g.line("%s best = (d0 * H + h0) * W + w0; %s m = -(%s)%s;", it, t, t, g.r.d.Inf)
+	g.line("for (%s z = d0; z < d1; z += dst)", it)
+	g.line("  for (%s y = h0; y < h1; y += hst)", it)
+	g.line("    for (%s q = w0; q < w1; q += wst) {", it)
+	g.line("      const %s v = xp[z * (%s) + y * (%s) + q * (%s)];", t, xs[rank-3], xs[rank-2], xs[rank-1])
+	g.line("      if (v > m || v != v) { m = v; best = (z * H + y) * W + q; }")
+	g.line("    }")
 }
 
 // planesOf is the product of a pooling view's leading (non-spatial) dims.

@@ -426,26 +426,7 @@ func (g *simtGen) maxPoolNDSIMT(n *loopir.Node, args []ir.Arg, out *storage, ob 
 	g.line("const %s ow = f %% OW, oh = f / OW %% OH, od = f / (OW * OH) %% OD, pl = f / (OW * OH * OD);", it)
 	g.line("(void)C;")
 	g.line("const %s *xp = X + %s;", q+t, planeBase(xs, rank, "C"))
-	names := [3]string{"d", "h", "w"}
-	sizes := [3]string{"D", "H", "W"}
-	outs := [3]string{"OD", "OH", "OW"}
-	for i := 0; i < 3; i++ {
-		if adaptive {
-			g.line("const %s %s0 = o%s * %s / %s, %s1 = ((o%s + 1) * %s + %s - 1) / %s, %sst = 1;",
-				it, names[i], names[i], sizes[i], outs[i], names[i], names[i], sizes[i], outs[i], outs[i], names[i])
-		} else {
-			g.line("%s %s0 = o%s * %d - %d; const %s %s1 = %s0 + %d < %s ? %s0 + %d : %s, %sst = %d;",
-				it, names[i], names[i], s[i], p[i], it, names[i], names[i], (k[i]-1)*d[i]+1, sizes[i], names[i], (k[i]-1)*d[i]+1, sizes[i], names[i], d[i])
-			g.line("while (%s0 < 0) %s0 += %d;", names[i], names[i], d[i])
-		}
-	}
-	g.line("%s best = (d0 * H + h0) * W + w0; %s m = -(%s)%s;", it, t, t, g.r.d.Inf)
-	g.line("for (%s z = d0; z < d1; z += dst)", it)
-	g.line("  for (%s y = h0; y < h1; y += hst)", it)
-	g.line("    for (%s v = w0; v < w1; v += wst) {", it)
-	g.line("      const %s e = xp[z * (%s) + y * (%s) + v * (%s)];", t, xs[rank-3], xs[rank-2], xs[rank-1])
-	g.line("      if (e > m || e != e) { m = e; best = (z * H + y) * W + v; } /* the first maximum, or the last NaN */")
-	g.line("    }")
+	g.maxPoolNDWindow(t, xs, rank, adaptive, k, s, p, d) // pool_nd.go
 	g.line("%s[%s + od * (%s) + oh * (%s) + ow * (%s)] = m;", out.c, planeBase(os, rank, "C"), os[rank-3], os[rank-2], os[rank-1])
 	g.line("%s[%s + od * (%s) + oh * (%s) + ow * (%s)] = best;", ist.c, planeBase(is, rank, "C"), is[rank-3], is[rank-2], is[rank-1])
 	g.closeLoop(n)
