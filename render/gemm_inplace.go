@@ -44,7 +44,7 @@ func (r *renderer) foldGEMMsIntoEpilogues() {
 		}
 	}
 	_, outputs := r.readersAndOutputs()
-	placed := r.placedPieces()
+	var placed map[string]bool // placedPieces, computed when a GEMM first has an epilogue target
 	for ki, k := range r.kernels {
 		if len(k.Nodes) < 2 {
 			continue
@@ -97,7 +97,13 @@ func (r *renderer) foldGEMMsIntoEpilogues() {
 				ei = i
 			}
 		}
-		if ei < 0 || placed[k.Nodes[ei].Writes[0].Buffer] {
+		if ei < 0 {
+			continue
+		}
+		if placed == nil {
+			placed = r.placedPieces()
+		}
+		if placed[k.Nodes[ei].Writes[0].Buffer] {
 			continue
 		}
 		y := k.Nodes[ei].Writes[0].Buffer
