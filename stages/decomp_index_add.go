@@ -17,7 +17,7 @@ func init() {
 			"index_add(self, dim, index, source, alpha) = scatter_add(self, dim, index viewed along dim and expanded to source's shape, source * alpha)",
 			func(b *builder, a []ir.Arg) ir.Arg {
 				x, src := a[0], a[3]
-				d := b.dimOf(x, a[1])
+				d := b.dim(a[1], len(b.shape(x)))
 				if alpha := castNumber(a[4], b.dtype(x)); alpha != int64(1) && alpha != 1.0 {
 					src = b.o("mul", src, alpha)
 				}
@@ -26,7 +26,7 @@ func init() {
 		decomposition{"aten.index_copy",
 			"index_copy(self, dim, index, source) = scatter(self, dim, index viewed along dim and expanded to source's shape, source)",
 			func(b *builder, a []ir.Arg) ir.Arg {
-				d := b.dimOf(a[0], a[1])
+				d := b.dim(a[1], len(b.shape(a[0])))
 				return b.o("scatter", a[0], int64(d), b.indexAlong(a[2], d, b.shape(a[3])), a[3])
 			}},
 		decomposition{"aten.index_fill",
@@ -34,7 +34,7 @@ func init() {
 			func(b *builder, a []ir.Arg) ir.Arg {
 				x, idx := a[0], a[2]
 				xs := b.shape(x)
-				d := b.dimOf(x, a[1])
+				d := b.dim(a[1], len(xs))
 				size := 1
 				if len(xs) > 0 {
 					size = xs[d]
@@ -57,15 +57,6 @@ func init() {
 				return b.o("where", m, b.storedAs(a[3], b.dtype(x)), x)
 			}},
 	)
-}
-
-// dimOf is dim a wrapped against x's rank (a 0-dim x takes 0 and -1).
-func (b *builder) dimOf(x, a ir.Arg) int {
-	d := b.int(a)
-	if d < 0 {
-		d += max(len(b.shape(x)), 1)
-	}
-	return d
 }
 
 // indexAlong is a vector (or scalar) index as int64 (scatter and its
