@@ -43,7 +43,7 @@ func (r *renderer) foldGEMMsIntoEpilogues() {
 			}
 		}
 	}
-	_, outputs := r.readersAndOutputs()
+	outputs := r.outputSet()
 	var placed map[string]bool // placedPieces, computed when a GEMM first has an epilogue target
 	for ki, k := range r.kernels {
 		if len(k.Nodes) < 2 {
