@@ -46,10 +46,7 @@ func IndexFill(self *Tensor, dim int, index *Tensor, value float64, valueDims in
 		hit[(j+size)%size] = true
 	}
 	out := self.Clone()
-	inner := 1
-	for _, s := range self.Shape[min(d+1, len(self.Shape)):] {
-		inner *= s
-	}
+	inner := Numel(self.Shape[min(d+1, len(self.Shape)):])
 	for p := 0; p < out.Numel(); p++ {
 		if hit[p/inner%size] {
 			out.SetFlat(p, value)
@@ -108,10 +105,7 @@ func IndexCopy(self *Tensor, dim int, index, source *Tensor) (*Tensor, error) {
 		size = self.Shape[d]
 	}
 	out := self.Clone()
-	inner := 1
-	for _, s := range self.Shape[min(d+1, len(self.Shape)):] {
-		inner *= s
-	}
+	inner := Numel(self.Shape[min(d+1, len(self.Shape)):])
 	k := index.Numel()
 	for i := 0; i < k; i++ {
 		j := int(index.FlatInt(i))
