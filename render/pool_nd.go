@@ -252,16 +252,26 @@ func (g *kernelGen) planeScatter(n *loopir.Node, src, x, ix *loopir.View, out *s
 	g.line("(void)C;")
 	g.line("const %s *sp = S + %s; const int64_t *ipl = I + %s;", t, planeBase(ss, rank, "C"), planeBase(is, rank, "C"))
 	g.line("%s *op = %s + %s;", t, out.c, planeBase(os, rank, "C"))
-	g.line("for (int64_t a = 0; a < OD; a++) for (int64_t b = 0; b < OH; b++) for (int64_t c = 0; c < OW; c++)")
+	g.planeScatterLoops(ss, is, os, rank, assign,
+		fmt.Sprintf("if (__builtin_expect(j < 0 || j >= OD * OH * OW, 0)) gcdbg_oob(\"%s\", \"%s\", j, OD * OH * OW);", node, what))
+	g.ind--
+	g.line("}")
+	g.ind--
+	g.line("}")
+}
+
+// planeScatterLoops zeros plane op (OD×OH×OW) and adds (assign) each
+// element of plane sp (D×H×W) at the position index plane ipl names, in
+// order; oob is the statement for an index outside the plane. The C
+// loops and the SIMT kernel (simt_convpool.go) share it.
+func (g *kernelGen) planeScatterLoops(ss, is, os []string, rank int, assign, oob string) {
+	it := g.idxType()
+	g.line("for (%s a = 0; a < OD; a++) for (%s b = 0; b < OH; b++) for (%s c = 0; c < OW; c++)", it, it, it)
 	g.line("  op[a * (%s) + b * (%s) + c * (%s)] = 0;", os[rank-3], os[rank-2], os[rank-1])
-	g.line("for (int64_t a = 0; a < D; a++) for (int64_t b = 0; b < H; b++) for (int64_t c = 0; c < W; c++) {")
-	g.line("  const int64_t j = ipl[a * (%s) + b * (%s) + c * (%s)];", is[rank-3], is[rank-2], is[rank-1])
-	g.line("  if (__builtin_expect(j < 0 || j >= OD * OH * OW, 0)) gcdbg_oob(\"%s\", \"%s\", j, OD * OH * OW);", node, what)
-	g.line("  const int64_t jd = j / (OH * OW), jh = (j / OW) %% OH, jw = j %% OW;")
+	g.line("for (%s a = 0; a < D; a++) for (%s b = 0; b < H; b++) for (%s c = 0; c < W; c++) {", it, it, it)
+	g.line("  const %s j = ipl[a * (%s) + b * (%s) + c * (%s)];", it, is[rank-3], is[rank-2], is[rank-1])
+	g.line("  %s", oob)
+	g.line("  const %s jd = j / (OH * OW), jh = (j / OW) %% OH, jw = j %% OW;", it)
 	g.line("  op[jd * (%s) + jh * (%s) + jw * (%s)] %s sp[a * (%s) + b * (%s) + c * (%s)];", os[rank-3], os[rank-2], os[rank-1], assign, ss[rank-3], ss[rank-2], ss[rank-1])
-	g.line("}")
-	g.ind--
-	g.line("}")
-	g.ind--
 	g.line("}")
 }

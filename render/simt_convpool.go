@@ -446,26 +446,19 @@ func (g *simtGen) maxPoolIndicesBackwardSIMT(n *loopir.Node, args []ir.Arg, out 
 		return
 	}
 	rank := len(x.Sizes)
-	t, it, q, ix64 := g.ctype(ob.DType), g.idxType(), g.r.d.BufferQualifier, g.idxType()
+	t, it, q := g.ctype(ob.DType), g.idxType(), g.r.d.BufferQualifier
 	ss, is, os := g.strides(gy.Strides), g.strides(ix.Strides), g.strides(ob.Strides)
 	sz := func(v []loopir.Expr, i int) string { return g.e(v[rank-3+i]) }
 	g.launch = Launch{Shape: n.Op, Units: g.r.sizeText(loopir.Mul(append([]loopir.Expr{loopir.C(1)}, x.Sizes[:rank-3]...)...)), PerGroup: simtBlock, Block: simtBlock}
 	g.line("const %s C = %s, P = %s, D = %s, H = %s, W = %s, OD = %s, OH = %s, OW = %s;", it, g.e(x.Sizes[rank-4]),
 		planesOf(g.kernelGen, x.Sizes), sz(gy.Sizes, 0), sz(gy.Sizes, 1), sz(gy.Sizes, 2), sz(ob.Sizes, 0), sz(ob.Sizes, 1), sz(ob.Sizes, 2))
-	g.line("const %s *S = %s; const %s *I = %s;", q+t, g.ptr(gy), q+ix64, g.ptr(ix))
+	g.line("const %s *S = %s; const %s *I = %s;", q+t, g.ptr(gy), q+it, g.ptr(ix))
 	g.line("for (%s pl = %s; pl < P; pl += %s) {", it, g.r.d.GlobalIdx, g.r.d.GlobalSize)
 	g.ind++
 	g.line("(void)C;")
-	g.line("const %s *sp = S + %s; const %s *ipl = I + %s;", q+t, planeBase(ss, rank, "C"), q+ix64, planeBase(is, rank, "C"))
+	g.line("const %s *sp = S + %s; const %s *ipl = I + %s;", q+t, planeBase(ss, rank, "C"), q+it, planeBase(is, rank, "C"))
 	g.line("%s *op = %s + %s;", q+t, out.c, planeBase(os, rank, "C"))
-	g.line("for (%s a = 0; a < OD; a++) for (%s b = 0; b < OH; b++) for (%s c = 0; c < OW; c++)", it, it, it)
-	g.line("  op[a * (%s) + b * (%s) + c * (%s)] = 0;", os[rank-3], os[rank-2], os[rank-1])
-	g.line("for (%s a = 0; a < D; a++) for (%s b = 0; b < H; b++) for (%s c = 0; c < W; c++) {", it, it, it)
-	g.line("  const %s j = ipl[a * (%s) + b * (%s) + c * (%s)];", it, is[rank-3], is[rank-2], is[rank-1])
-	g.line("  if (j < 0 || j >= OD * OH * OW) continue;")
-	g.line("  const %s jd = j / (OH * OW), jh = (j / OW) %% OH, jw = j %% OW;", it)
-	g.line("  op[jd * (%s) + jh * (%s) + jw * (%s)] += sp[a * (%s) + b * (%s) + c * (%s)];", os[rank-3], os[rank-2], os[rank-1], ss[rank-3], ss[rank-2], ss[rank-1])
-	g.line("}")
+	g.planeScatterLoops(ss, is, os, rank, "+=", "if (j < 0 || j >= OD * OH * OW) continue;") // pool_nd.go
 	if len(g.k.Nodes) > 1 {
 		// The epilogue over the plane's points, which this thread wrote.
 		g.line("for (%s f = pl * OD * OH * OW; f < (pl + 1) * OD * OH * OW; f++) {", it)
