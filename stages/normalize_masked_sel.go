@@ -348,7 +348,7 @@ func selReader(u *ir.Node, k int, isSel func(*ir.Node) (bool, string), users []*
 		default:
 			return selNone, fmt.Sprintf("reads it with %s, which gcdbg does not take over a selection (its result's shape or value would depend on the selection's length)", d.Name)
 		}
-		red, _ := args[slices.IndexFunc(d.Schema.Params, func(p ir.Param) bool { return p.Name == "reduction" })].(string)
+		red, _ := args[paramIndex(d.Schema, "reduction", false)].(string)
 		nonSel := !slices.Contains(selAt, 0) || !slices.Contains(selAt, 1)
 		if !elementwise { // nll_loss/cross_entropy: the class weight is no selection
 			nonSel = nonSel || slices.Contains(selAt, 2) || args[3] != nil || args[5] != nil || selRank < 2
@@ -758,7 +758,7 @@ func (nz *normalizer) selReduce(n, m *ir.Node) error {
 	if err := nz.selOperandRows(n, m, d, args, capt); err != nil {
 		return err
 	}
-	ri := slices.IndexFunc(d.Schema.Params, func(p ir.Param) bool { return p.Name == "reduction" })
+	ri := paramIndex(d.Schema, "reduction", false)
 	red := args[ri]
 	args[ri] = "none"
 	l, err := nz.selCall(n, d, args)
