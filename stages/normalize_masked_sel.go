@@ -187,8 +187,9 @@ func (nz *normalizer) selPlan(n, m *ir.Node) (map[*ir.Node]selRole, *ir.Node, st
 	ms := nz.sels()
 	region := map[*ir.Node]selRole{}
 	k := n.Meta.Tensor.Shape[0].Size
+	inRegion := func(a *ir.Node) bool { r := region[a]; return r == selPick || r == selElem }
 	isSel := func(a *ir.Node) (bool, string) {
-		if r := region[a]; r == selPick || r == selElem {
+		if inRegion(a) {
 			return true, ""
 		}
 		if ms.padded(a) {
@@ -204,11 +205,7 @@ func (nz *normalizer) selPlan(n, m *ir.Node) (map[*ir.Node]selRole, *ir.Node, st
 	}
 	for _, u := range nz.src.Nodes {
 		reads := false
-		u.EachInput(func(in *ir.Node) {
-			if r := region[in]; r == selPick || r == selElem {
-				reads = true
-			}
-		})
+		u.EachInput(func(in *ir.Node) { reads = reads || inRegion(in) })
 		if pickMask(u) == m {
 			if reads { // a selection of a selection
 				return nil, u, "selects from it again"
