@@ -159,11 +159,15 @@ func (p *Provenance) indexProgram(lp *LoopProgram) *progIndex {
 	if lp.Source != nil {
 		// The generated code's own identifiers: each kernel's C function
 		// and each buffer's pointer, as the renderer names them.
+		repeats := map[string][]string{} // a shared function's repeats' origins, merged once per function
 		for _, k := range lp.Source.Kernels {
 			pi.origins[k.Name] = appendNew(pi.origins[k.Name], k.Origins...)
 			if k.Shares != "" { // the shared function computes this repeat too (render/kernel_share.go)
-				pi.origins[k.Shares] = appendNew(pi.origins[k.Shares], k.Origins...)
+				repeats[k.Shares] = append(repeats[k.Shares], k.Origins...)
 			}
+		}
+		for fn, ys := range repeats {
+			pi.origins[fn] = appendNew(pi.origins[fn], ys...)
 		}
 		if lp.Loops != nil {
 			for name := range lp.Loops.Buffers {
