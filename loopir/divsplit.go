@@ -32,7 +32,7 @@ func divSplit(a Expr, b int64) (A, R Expr, g int64, ok bool) {
 	}
 	for _, t := range pa.terms {
 		c := gcd64(abs64(t.K), b)
-		if c <= 1 || c >= b || c <= g || b%c != 0 {
+		if c <= 1 || c >= b || c <= g { // c, a gcd with b, divides b
 			continue
 		}
 		qp := &poly{terms: map[string]*Term{}}
