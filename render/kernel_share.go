@@ -9,9 +9,10 @@ import (
 // Kernels with the same code share one C function. An unrolled recurrence
 // (an LSTM or GRU cell per time step, a decoder loop) renders the same
 // kernel once per step, differing only in the buffers it is passed and its
-// index into the choices table: a GRU seq2seq's forward had 623 kernels of
-// which 257 were distinct, 23,400 lines of C where 12,000 say the same
-// (examples/review4/seq2seq_attn). gcc's time goes with the lines, so the
+// index into the choices table: a GRU seq2seq's two programs had 623
+// kernels, 24,202 lines of C in `gcdbg dump --stage kernels`, of which 259
+// functions and 13,660 lines remain once repeats share (docs/performance.md;
+// examples/review4/seq2seq_attn). gcc's time goes with the lines, so the
 // later copies are not written: their call sites call the first one with
 // their own buffers, and, where the code reads a choice by measurement,
 // their own index into the choices table as an argument (gcdbg_ci). Each
