@@ -74,12 +74,20 @@ func evalWith(g *ir.Graph, override Inputs, p *precision, free bool, keep map[*i
 			n.EachInput(func(in *ir.Node) { last[in] = i })
 		}
 	}
+	exact := p.exactNodes(g)
 	for i, n := range g.Nodes {
-		v, err := evalNode(g, n, env, override, p)
+		pn := p
+		if exact != nil && exact.before(n) {
+			pn = p.quiet()
+		}
+		v, err := evalNode(g, n, env, override, pn)
 		if err != nil {
 			return env, fmt.Errorf("graph %q: node %q: %w", g.Name, n.Name, err)
 		}
 		env[n] = v
+		if exact != nil {
+			exact.after(n, v)
+		}
 		if !free || n.Op == ir.Output {
 			continue
 		}
