@@ -52,6 +52,11 @@ import (
 //   - choicePack: an mm with a transposed operand copies it row-major and
 //     runs the NN GEMM (OpenBLAS's, or oneDNN's with choiceDNNL) on the copy
 //     (gemm_pack.go); never with choiceGenGEMM. Judged by the same verdict.
+//   - choiceDNNLWino: with choiceDNNLConv, a 3x3 stride-1 convolution runs
+//     oneDNN's Winograd convolution (F(4x4, 3x3)) instead of the direct
+//     primitive, which stays its fallback where the Winograd result holds
+//     a NaN or Inf (conv_dnnl.go gcdbg_dconv_wino). Judged by the same
+//     verdict.
 const (
 	choiceOneThread = compiler.ChoiceOneThread // the program check flips it (compiler/autotune_program.go)
 	choiceGenGEMM   = 2
@@ -59,6 +64,7 @@ const (
 	choiceDNNL      = 8
 	choiceDNNLConv  = 16
 	choicePack      = 32
+	choiceDNNLWino  = 64
 )
 
 // oneThreadMaxPoints bounds the nests offered a one-thread candidate: a
@@ -77,7 +83,8 @@ const choicesPrelude = `
    the generated tiled GEMM instead of OpenBLAS; bit 2: streaming row
    stores; bit 3: oneDNN's sgemm instead of OpenBLAS; bit 4: oneDNN's
    convolution primitive instead of im2col + GEMM; bit 5: transposed GEMM
-   operands copied row-major first. Weak, not static: when the
+   operands copied row-major first; bit 6 (with bit 4): oneDNN's Winograd
+   convolution. Weak, not static: when the
    program is built from per-kernel objects (compiler/objcache.go) every unit
    carries this prelude, and the linker must keep one pointer that the
    entry's gcdbg_set_choices sets and every kernel reads. */
@@ -86,7 +93,7 @@ __attribute__((weak)) void gcdbg_set_choices(int32_t *p) { gcdbg_choices = p; }
 `
 
 // choiceSet is what a kernel can choose between.
-type choiceSet struct{ threads, gemm, stream, dnnl, dnnlConv, pack bool }
+type choiceSet struct{ threads, gemm, stream, dnnl, dnnlConv, pack, wino bool }
 
 func (r *renderer) choiceOf(idx int) *choiceSet {
 	if r.alts == nil {
@@ -169,11 +176,12 @@ func (g *kernelGen) alternatives() []compiler.Alternative {
 		return nil
 	}
 	var out []compiler.Alternative
-	for v := int32(0); v < 64; v++ {
+	for v := int32(0); v < 128; v++ {
 		if (v&choiceOneThread != 0 && !c.threads) || (v&choiceGenGEMM != 0 && !c.gemm) || (v&choiceStream != 0 && !c.stream) ||
 			(v&choiceDNNL != 0 && (!c.dnnl || v&choiceGenGEMM != 0)) ||
 			(v&choiceDNNLConv != 0 && (!c.dnnlConv || v&(choiceDNNL|choiceGenGEMM) != 0)) ||
-			(v&choicePack != 0 && (!c.pack || v&(choiceGenGEMM|choiceDNNLConv) != 0)) {
+			(v&choicePack != 0 && (!c.pack || v&(choiceGenGEMM|choiceDNNLConv) != 0)) ||
+			(v&choiceDNNLWino != 0 && (!c.wino || v&choiceDNNLConv == 0)) {
 			continue
 		}
 		out = append(out, compiler.Alternative{Choice: v, Label: choiceLabel(v, c)})
@@ -203,6 +211,9 @@ func choiceLabel(v int32, c *choiceSet) string {
 		}
 		if v&choiceDNNLConv != 0 {
 			gemm = "oneDNN convolution"
+		}
+		if v&choiceDNNLWino != 0 {
+			gemm = "oneDNN Winograd convolution"
 		}
 		if v&choicePack != 0 {
 			gemm += " on row-major copies"
