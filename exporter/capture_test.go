@@ -62,13 +62,16 @@ func TestCaptureUnpackAndGlobalModules(t *testing.T) {
 // sent to graph_breaks, and a loop over a tensor is not told to loop over
 // its unbind (which fails the same way); torch.distributions (a VAE's
 // Normal(mu, std).rsample()) is told to write randn_like and the KL by hand,
-// not sent to graph_breaks.
+// not sent to graph_breaks; pack_padded_sequence (whose layout depends on
+// the lengths' values; fx fails inside it with "`__cuda_array_interface__`
+// must be a dict") is told to run the RNN on the padded batch and mask.
 func TestCaptureErrorsSayWhatToChange(t *testing.T) {
 	for m, want := range map[string][]string{
 		"branch.py":            {"graph_breaks", "at branch.py:6 (`if x.sum() > 0:`)"},
 		"loop.py":              {"a, b, c = x.unbind(0)", "range(T)", "at loop.py:6 (`return sum(r for r in x)`)"},
 		"range_size.py":        {"range(T)", "Python int", "at range_size.py:8 (`for t in range(x.size(0)):`)"},
 		"distributions_vae.py": {"torch.randn_like(std)", "KL term by hand", "at distributions_vae.py:13 (`q = torch.distributions.Normal("},
+		"packed_gru.py":        {"pack_padded_sequence", "padded batch and mask", "at packed_gru.py:9 (`packed = pack_padded_sequence("},
 	} {
 		_, msg, err := export(t, m)
 		ee, ok := err.(*exec.ExitError)

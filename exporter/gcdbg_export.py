@@ -862,12 +862,37 @@ def _in_distributions(tb):
     return False
 
 
+# pack_padded_sequence sorts by the lengths' values and sizes its PackedSequence by them
+# (batch_sizes): a shape that depends on data, which fx cannot trace (it fails inside
+# torch/nn/utils/rnn.py on lengths.cpu() or torch._pack_padded_sequence)
+_PACKED_HINT = (
+    "nn.utils.rnn.pack_padded_sequence / pack_sequence cannot be traced: a PackedSequence's layout "
+    "(batch_sizes, the sort by length) depends on the lengths' values. Run the RNN on the padded "
+    "batch and mask the padding afterwards (h * mask, masked_fill(~mask, -inf) before a max, the "
+    "last valid step by h.gather(1, (lengths - 1)...)); a unidirectional RNN's outputs at valid "
+    "steps are then the same as packed; a bidirectional one's backward direction starts in the "
+    "padding, so for the packed result run that direction as a second RNN on each sequence "
+    "reversed within its length (x.gather(1, idx) with idx = (lengths - 1 - t).clamp(min=0)) "
+    "and reverse its output back the same way")
+
+
+def _in_rnn_packing(tb):
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.endswith("/torch/nn/utils/rnn.py"):
+            return True
+        tb = tb.tb_next
+    return False
+
+
 def _capture_error(what, e):
     msg = str(e).split("\n")[0]
     where = _traceback_line(e.__traceback__)
     if _in_distributions(e.__traceback__):
         return CaptureError("gcdbg exporter: cannot capture %s with torch.fx%s: %s\n  what to change: %s"
                             % (what, where, msg, _DISTRIBUTIONS_HINT))
+    if _in_rnn_packing(e.__traceback__):
+        return CaptureError("gcdbg exporter: cannot capture %s with torch.fx%s: %s\n  what to change: %s"
+                            % (what, where, msg, _PACKED_HINT))
     for key, hint in _CAPTURE_HINTS:
         if _hint_matches(key, str(e)):
             return CaptureError("gcdbg exporter: cannot capture %s with torch.fx%s: %s\n  what to change: %s"
