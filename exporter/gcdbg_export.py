@@ -1124,11 +1124,13 @@ _F = torch.nn.functional
 # and F.dropout3d take an unbatched input by unsqueezing it to a batch of one, F.dropout2d never does
 _DROPOUT_FNS = {_F.dropout: (False, False, True, None), torch.dropout: (False, False, True, None),
                 _F.dropout2d: (True, False, True, None), _F.dropout3d: (True, False, True, 5),
-                _F.feature_alpha_dropout: (True, True, False, None)}
+                _F.feature_alpha_dropout: (True, True, False, None), _F.alpha_dropout: (False, True, False, None)}
 if hasattr(_F, "dropout1d"):
     _DROPOUT_FNS[_F.dropout1d] = (True, False, True, 3)
 _DRAW_FNS = {torch.rand_like, torch.randn_like, torch.bernoulli, torch.rand, torch.randn, torch.randperm}
 _DRAW_METHODS = {"bernoulli", "bernoulli_"}  # x.new_empty(s).bernoulli_(p): timm's drop_path
+# nn.AlphaDropout draws per element, nn.FeatureAlphaDropout per (sample, channel): (feature, alpha)
+_ALPHA_DROPOUT_MODULES = {torch.nn.AlphaDropout: (False, True), torch.nn.FeatureAlphaDropout: (True, True)}
 _FEATURE_DROPOUT_MODULES = tuple(getattr(torch.nn, k) for k in ("Dropout1d", "Dropout2d", "Dropout3d")
                                  if hasattr(torch.nn, k))
 _ALPHA = 1.7580993408473766  # ATen's alpha dropout constant (SELU's alpha * scale)
@@ -1171,6 +1173,8 @@ class _RandomRecorder(torch.fx.Interpreter):
                 drop = (args[0], float(m.p), bool(m.training), False, False, None)
             elif type(m) in _FEATURE_DROPOUT_MODULES:  # one draw per (sample, channel)
                 drop = (args[0], float(m.p), bool(m.training), True, False, None)
+            elif type(m) in _ALPHA_DROPOUT_MODULES:
+                drop = (args[0], float(m.p), bool(m.training)) + _ALPHA_DROPOUT_MODULES[type(m)] + (None,)
         else:
             drop = _dropout_args(n, args, kwargs)
         if drop is not None and drop[2] and drop[1] > 0 and isinstance(drop[0], torch.Tensor):
@@ -1266,7 +1270,8 @@ def record_random(gm, example_inputs, outs):
     that the run reproduces the reference outputs `outs`."""
     has_random = any(
         (n.op == "call_module" and (type(gm.get_submodule(n.target)) is torch.nn.Dropout or
-                                    type(gm.get_submodule(n.target)) in _FEATURE_DROPOUT_MODULES)) or
+                                    type(gm.get_submodule(n.target)) in _FEATURE_DROPOUT_MODULES or
+                                    type(gm.get_submodule(n.target)) in _ALPHA_DROPOUT_MODULES)) or
         (n.op == "call_function" and (n.target in _DROPOUT_FNS or n.target in _DRAW_FNS or n.target is _F.rrelu or
                                       (_SDPA_113 is not None and n.target is _SDPA_113))) or
         (n.op == "call_method" and n.target in _DRAW_METHODS)

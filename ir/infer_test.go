@@ -296,6 +296,9 @@ func syntheticCases() map[string][]inferCase {
 	add("feature_alpha_dropout", x, 0.3, false, false)                         // eval: the input itself (ops_train_alpha.go)
 	add("feature_alpha_dropout", xi, 0.5, false, false)                        // eval takes any dtype
 	add("alpha_dropout_masked", x, tm(bl, []int{2, 3, 1}), 0.5)                // a [N, C, 1] keep mask
+	add("alpha_dropout", x, 0.3, false, false)                                 // eval: the input itself (ops_train_alpha.go)
+	add("alpha_dropout", xi, 0.5, false, false)                                // eval takes any dtype
+	add("alpha_dropout_masked", x, tm(bl, []int{2, 3, 4}), 0.5)                // an elementwise keep mask (alpha_dropout)
 	add("alpha_dropout_masked", x, tm(bl, []int{2, 3, 4}), 1.0)                // p = 1: x * 0
 	add("rrelu", x, 0.1, 0.3, false, false)                                    // eval: leaky_relu (ops_train_rrelu.go)
 	add("rrelu_noised", x, tm(f32, []int{2, 3, 4}))                            // the drawn slopes

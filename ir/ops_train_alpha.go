@@ -7,11 +7,13 @@ import (
 	"gcdbg/tensor"
 )
 
-// Alpha dropout (F.feature_alpha_dropout): ATen's _dropout_impl with
-// alpha_dropout, one draw per (sample, channel) as feature dropout. In eval,
-// with p = 0 or on an empty input it is the identity, the same evaluation and
-// shape inference as feature_dropout (ops_train.go); in training the
-// normalized stage replaces it by alpha_dropout_masked with the draw.
+// Alpha dropout (F.alpha_dropout, nn.AlphaDropout; F.feature_alpha_dropout,
+// nn.FeatureAlphaDropout): ATen's _dropout_impl with alpha_dropout, one draw
+// per element, or per (sample, channel) as feature dropout. In eval, with
+// p = 0 or on an empty input it is the identity, the same evaluation and
+// shape inference as dropout and feature_dropout (ops_nn.go, ops_train.go);
+// in training the normalized stage replaces it by alpha_dropout_masked with
+// the draw.
 
 // AlphaDropoutAlpha is ATen's alpha (SELU's alpha times its scale).
 const AlphaDropoutAlpha = 1.7580993408473766
@@ -22,6 +24,8 @@ func init() {
 		panic("ir: ops_train_alpha.go needs aten.feature_dropout registered first (ops_train.go)")
 	}
 	Register("feature_alpha_dropout(input, p=0.5, training=False, inplace=False)", KindPointwise, fd.Eval).Infer = fd.Infer
+	dr := Lookup("aten.dropout")
+	Register("alpha_dropout(input, p=0.5, training=False, inplace=False)", KindPointwise, dr.Eval).Infer = dr.Infer
 	Register("alpha_dropout_masked(input, mask, p)", KindPointwise, maskedEval(AlphaDropoutMasked)).Infer = inferDropoutMasked
 }
 

@@ -17,6 +17,14 @@ func init() {
 				}
 				return a[0]
 			}},
+		decomposition{"aten.alpha_dropout", "alpha_dropout(x, p, training=False) = x (identity); in training the normalized stage replaced it by alpha_dropout_masked with an elementwise mask",
+			func(b *builder, a []ir.Arg) ir.Arg {
+				if b.bool(a[2]) && b.float(a[1]) != 0 && numelOf(b.shape(a[0])) != 0 {
+					b.failf("internal error: alpha dropout in training mode should have been replaced by its draw in the normalized stage")
+					return nil
+				}
+				return a[0]
+			}},
 		decomposition{"aten.alpha_dropout_masked", "alpha_dropout_masked(x, mask, p) = x * (m * a) + ((m - 1) * alpha*a + alpha*a*p), m = to_dtype(mask), a = 1 / sqrt((alpha^2 p + 1)(1 - p)), each constant rounded to x's dtype (ATen's in-place scalar ops); p = 1: x * 0",
 			func(b *builder, a []ir.Arg) ir.Arg {
 				x, mask := a[0], a[1]

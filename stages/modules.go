@@ -89,6 +89,20 @@ var moduleRules = map[string]moduleRule{
 		}
 		return "dropout", []ir.Arg{x, attr(m, "p", 0.5), tr, attr(m, "inplace", false)}, nil
 	},
+	"torch.nn.AlphaDropout": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+		tr, err := trainingFlag(m, "AlphaDropout")
+		if err != nil {
+			return "", nil, err
+		}
+		return "alpha_dropout", []ir.Arg{x, attr(m, "p", 0.5), tr, attr(m, "inplace", false)}, nil
+	},
+	"torch.nn.FeatureAlphaDropout": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
+		tr, err := trainingFlag(m, "FeatureAlphaDropout")
+		if err != nil {
+			return "", nil, err
+		}
+		return "feature_alpha_dropout", []ir.Arg{x, attr(m, "p", 0.5), tr, attr(m, "inplace", false)}, nil
+	},
 	"torch.nn.Dropout1d": featureDropoutModule("Dropout1d", 3),
 	"torch.nn.Dropout2d": featureDropoutModule("Dropout2d", 4),
 	"torch.nn.Dropout3d": featureDropoutModule("Dropout3d", 5),

@@ -80,7 +80,7 @@ type selMask struct {
 // dim, a triangle of the rows' indices, in-place writes.
 var selExcluded = map[string]bool{
 	"aten.prelu": true, "aten.glu": true, "aten.dropout": true, "aten.feature_dropout": true,
-	"aten.feature_alpha_dropout": true, "aten.dropout_masked": true, "aten.alpha_dropout_masked": true,
+	"aten.feature_alpha_dropout": true, "aten.alpha_dropout": true, "aten.dropout_masked": true, "aten.alpha_dropout_masked": true,
 	"aten.rrelu": true, "aten.rrelu_noised": true, "aten.bernoulli": true, "aten.philox_uniform": true,
 	"aten.tril": true, "aten.triu": true, "aten.copy_": true, "aten.fill_": true,
 }

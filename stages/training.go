@@ -220,7 +220,7 @@ func (nz *normalizer) batchNormTraining(n *ir.Node) (ir.Arg, error) {
 }
 
 // randomOps are the canonical ops that draw random numbers.
-var randomOps = map[string]bool{"aten.dropout": true, "aten.feature_dropout": true, "aten.feature_alpha_dropout": true,
+var randomOps = map[string]bool{"aten.dropout": true, "aten.feature_dropout": true, "aten.feature_alpha_dropout": true, "aten.alpha_dropout": true,
 	"aten.rand_like": true, "aten.randn_like": true, "aten.bernoulli": true, "aten.rrelu": true,
 	"aten._scaled_dot_product_attention": true, "aten.rand": true, "aten.randn": true, "aten.randperm": true}
 
@@ -255,7 +255,8 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 	var p float64
 	inplace := false
 	feature := featureDropouts[d.Name]
-	dropout := d.Name == "aten.dropout" || feature
+	alpha := d.Name == "aten.alpha_dropout" || d.Name == "aten.feature_alpha_dropout"
+	dropout := d.Name == "aten.dropout" || d.Name == "aten.alpha_dropout" || feature
 	rrelu := d.Name == "aten.rrelu" // the draw: the slope of every element
 	// PyTorch 1.13's attention drops its softmax weights: the draw is their keep mask
 	sdpa := d.Name == "aten._scaled_dot_product_attention"
@@ -466,7 +467,7 @@ func (nz *normalizer) random(n *ir.Node, offset *int64) (ir.Arg, *RandomDraw, er
 	}
 	if dropout {
 		masked := "aten.dropout_masked"
-		if d.Name == "aten.feature_alpha_dropout" {
+		if alpha {
 			masked = "aten.alpha_dropout_masked"
 		}
 		if res, err = nz.callFor(n, masked, x, drawn, p); err != nil {
