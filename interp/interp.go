@@ -108,7 +108,7 @@ func evalNode(g *ir.Graph, n *ir.Node, env map[*ir.Node]ir.Value, override Input
 	case ir.Placeholder, ir.GetAttr:
 		if v, ok := override[n.Target]; ok {
 			if t, isT := v.(*tensor.Tensor); isT {
-				return p.input(t.Clone()), nil
+				return p.input(t), nil
 			}
 			return v, nil
 		}
@@ -119,7 +119,7 @@ func evalNode(g *ir.Graph, n *ir.Node, env map[*ir.Node]ir.Value, override Input
 		if td == nil {
 			return nil, fmt.Errorf("target: %q has no tensor", n.Target)
 		}
-		return p.input(td.T.Clone()), nil
+		return p.input(td.T), nil
 	case ir.Output:
 		return nil, nil
 	case ir.CallFunction:

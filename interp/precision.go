@@ -1,7 +1,9 @@
 package interp
 
 import (
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -45,6 +47,8 @@ const unitRoundoff = 1.0 / (1 << 24)
 type precision struct {
 	noise bool
 	rng   *rand.Rand
+	// src is rng's generator (perturbFlat moves it ahead).
+	src *rand.PCG
 }
 
 func newPrecision(opt Options) *precision {
@@ -52,19 +56,20 @@ func newPrecision(opt Options) *precision {
 	case Float64:
 		return &precision{}
 	case Float64Noise:
-		return &precision{noise: true, rng: rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))}
+		src := rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15)
+		return &precision{noise: true, rng: rand.New(src), src: src}
 	}
 	return nil
 }
 
-// input promotes a graph input.
+// input is a copy of a graph input (in-place ops in the graph never
+// change the trace's data), promoted to float64 in the float64 modes: one
+// copy, the promotion's, where there is one.
 func (p *precision) input(t *tensor.Tensor) *tensor.Tensor {
 	if p == nil || !t.DType.IsFloat() || t.DType == tensor.Float64 {
-		return t
+		return t.Clone()
 	}
-	out := t.To(tensor.Float64)
-	out.Wrapped = t.Wrapped
-	return out
+	return t.To(tensor.Float64) // a fresh tensor, not wrapped (as a clone's)
 }
 
 // arg promotes floating dtype arguments (x.to(torch.float32), sum(dtype=...)).
@@ -114,6 +119,9 @@ func (p *precision) result(d *ir.OpDef, args []ir.Value, out ir.Value) ir.Value 
 			mag = mags[k]
 		}
 		scale := unitRoundoff * math.Sqrt(math.Max(1, termsPerResult(d, ins, t)))
+		if p.perturbFlat(t, mag, scale) {
+			continue
+		}
 		n := t.Numel()
 		get, set := flatAccess(t)
 		var magAt func(int) float64
@@ -143,6 +151,119 @@ func (p *precision) result(d *ir.OpDef, args []ir.Value, out ir.Value) ir.Value 
 		}
 	}
 	return out
+}
+
+// serialNoise makes result perturb every tensor through the element by
+// element loop (tests compare it with perturbFlat).
+var serialNoise bool
+
+// perturbFlat is result's loop over a contiguous t (and mag, when there is
+// one), straight on the storage: the same perturbation of the same
+// elements from the same random numbers. Split into chunks across the
+// cores (tensor.Chunks), each chunk draws from its own copy of the
+// generator moved ahead past the draws of the chunks before it (a first
+// pass counts them): element i gets the draw the one loop gives it. false,
+// t untouched, where the element by element loop must run.
+func (p *precision) perturbFlat(t, mag *tensor.Tensor, scale float64) bool {
+	if serialNoise || t.S.F == nil || !t.IsContiguous() || (mag != nil && (mag.S.F == nil || !mag.IsContiguous())) {
+		return false
+	}
+	n := t.Numel()
+	d, dt := t.S.F[t.Offset:t.Offset+n], t.DType
+	var m []float64
+	if mag != nil {
+		m = mag.S.F[mag.Offset : mag.Offset+n]
+	}
+	apply := func(rng *rand.Rand, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if size := noiseSize(d, m, i); size != 0 {
+				d[i] = tensor.Round(dt, d[i]+size*scale*(2*rng.Float64()-1))
+			}
+		}
+	}
+	parts := tensor.Chunks(n)
+	if parts == 1 {
+		apply(p.rng, 0, n)
+		return true
+	}
+	draws := make([]uint64, parts+1) // draws[c+1]: chunk c's
+	tensor.EachChunk(n, parts, func(c, lo, hi int) {
+		k := uint64(0)
+		for i := lo; i < hi; i++ {
+			if noiseSize(d, m, i) != 0 {
+				k++
+			}
+		}
+		draws[c+1] = k
+	})
+	for c := 1; c <= parts; c++ {
+		draws[c] += draws[c-1]
+	}
+	tensor.EachChunk(n, parts, func(c, lo, hi int) {
+		src := *p.src
+		pcgAdvance(&src, draws[c])
+		apply(rand.New(&src), lo, hi)
+	})
+	pcgAdvance(p.src, draws[parts])
+	return true
+}
+
+// noiseSize is what result scales element i's perturbation by: the larger
+// of |d[i]| and |m[i]| (m nil: |d[i]|; an infinite m[i] ignored); 0 where
+// the element stays as it is (NaN, ±Inf, or a zero size): no draw.
+func noiseSize(d, m []float64, i int) float64 {
+	v := d[i]
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	size := math.Abs(v)
+	if m != nil {
+		if mm := math.Abs(m[i]); mm > size && !math.IsInf(mm, 0) {
+			size = mm
+		}
+	}
+	return size
+}
+
+// pcgAdvance moves src delta draws ahead: the state delta calls of its
+// Uint64 leave (math/rand/v2's PCG: a 128-bit linear congruential state
+// x -> mul·x + inc; jumped in log2(delta) steps by composing the map with
+// itself, Brown's method, as pcg-cpp's advance does).
+func pcgAdvance(src *rand.PCG, delta uint64) {
+	const (
+		mulHi = 2549297995355413924
+		mulLo = 4865540595714422341
+		incHi = 6364136223846793005
+		incLo = 1442695040888963407
+	)
+	b, _ := src.MarshalBinary() // "pcg:", hi, lo big-endian
+	x := u128{binary.BigEndian.Uint64(b[4:]), binary.BigEndian.Uint64(b[12:])}
+	accMul, accAdd := u128{0, 1}, u128{}
+	curMul, curAdd := u128{mulHi, mulLo}, u128{incHi, incLo}
+	for ; delta > 0; delta >>= 1 {
+		if delta&1 == 1 {
+			accMul = accMul.mul(curMul)
+			accAdd = accAdd.mul(curMul).add(curAdd)
+		}
+		curAdd = curMul.add(u128{0, 1}).mul(curAdd)
+		curMul = curMul.mul(curMul)
+	}
+	x = accMul.mul(x).add(accAdd)
+	src.Seed(x.hi, x.lo)
+}
+
+// u128 is an unsigned 128-bit integer, arithmetic modulo 2^128.
+type u128 struct{ hi, lo uint64 }
+
+func (a u128) mul(b u128) u128 {
+	hi, lo := bits.Mul64(a.lo, b.lo)
+	return u128{hi + a.hi*b.lo + a.lo*b.hi, lo}
+}
+
+func (a u128) add(b u128) u128 {
+	lo, c := bits.Add64(a.lo, b.lo, 0)
+	hi, _ := bits.Add64(a.hi, b.hi, c)
+	return u128{hi, lo}
 }
 
 // flatAccess is t.Flat and t.SetFlat, reading and writing a contiguous
@@ -205,6 +326,15 @@ func termNorms(d *ir.OpDef, args []ir.Value, nOut int) []*tensor.Tensor {
 		k := 1.0
 		if x := sqTensor(args); d.Name == "aten.mean" && x != nil {
 			k = math.Max(1, termsPerResult(d, []*tensor.Tensor{x}, t))
+		}
+		if !serialNoise && t.S.F != nil && t.IsContiguous() && t.DType == tensor.Float64 {
+			d := t.S.F[t.Offset : t.Offset+t.Numel()]
+			tensor.ParallelElems(len(d), func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					d[i] = math.Sqrt(math.Abs(d[i]) / k)
+				}
+			})
+			continue
 		}
 		get, set := flatAccess(t)
 		for i := 0; i < t.Numel(); i++ {

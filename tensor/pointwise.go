@@ -83,20 +83,24 @@ func loadF(t *Tensor, shape []int, ct DType) ([]float64, error) {
 	}
 	n := t.Numel()
 	out := make([]float64, n)
-	if t.S.F != nil && t.IsContiguous() {
-		copy(out, t.S.F[t.Offset:t.Offset+n])
-	} else if t.S.F != nil {
-		src := t.S.F
-		walk(t, func(i, p int) { out[i] = src[p] })
-	} else {
-		src := t.S.I
-		walk(t, func(i, p int) { out[i] = float64(src[p]) })
-	}
-	if ct != t.DType && ct != Float64 {
-		for i, v := range out {
-			out[i] = Round(ct, v)
+	contig := t.IsContiguous()
+	round := ct != t.DType && ct != Float64
+	parallelElems(n, func(lo, hi int) {
+		seg := out[lo:hi]
+		switch {
+		case t.S.F != nil && contig:
+			copy(seg, t.S.F[t.Offset+lo:t.Offset+hi])
+		case t.S.F != nil:
+			gather(seg, t.S.F, t, lo)
+		default:
+			gather(seg, t.S.I, t, lo)
 		}
-	}
+		if round {
+			for i, v := range seg {
+				seg[i] = Round(ct, v)
+			}
+		}
+	})
 	return out, nil
 }
 
@@ -112,20 +116,24 @@ func loadI(t *Tensor, shape []int, ct DType) ([]int64, error) {
 	}
 	n := t.Numel()
 	out := make([]int64, n)
-	if t.S.I != nil && t.IsContiguous() {
-		copy(out, t.S.I[t.Offset:t.Offset+n])
-	} else if t.S.I != nil {
-		src := t.S.I
-		walk(t, func(i, p int) { out[i] = src[p] })
-	} else {
-		src := t.S.F
-		walk(t, func(i, p int) { out[i] = int64(src[p]) })
-	}
-	if ct != t.DType && ct != Int64 {
-		for i, v := range out {
-			out[i] = wrapInt(ct, v)
+	contig := t.IsContiguous()
+	wrap := ct != t.DType && ct != Int64
+	parallelElems(n, func(lo, hi int) {
+		seg := out[lo:hi]
+		switch {
+		case t.S.I != nil && contig:
+			copy(seg, t.S.I[t.Offset+lo:t.Offset+hi])
+		case t.S.I != nil:
+			gather(seg, t.S.I, t, lo)
+		default:
+			gather(seg, t.S.F, t, lo)
 		}
-	}
+		if wrap {
+			for i, v := range seg {
+				seg[i] = wrapInt(ct, v)
+			}
+		}
+	})
 	return out, nil
 }
 
@@ -133,17 +141,22 @@ func fromF(dt DType, shape []int, v []float64) *Tensor {
 	t := &Tensor{DType: dt, Shape: append([]int{}, shape...), Strides: ContiguousStrides(shape), S: &Storage{}}
 	if dt.IsFloat() {
 		if dt != Float64 {
-			for i, x := range v {
-				v[i] = Round(dt, x)
-			}
+			parallelElems(len(v), func(lo, hi int) {
+				seg := v[lo:hi]
+				for i, x := range seg {
+					seg[i] = Round(dt, x)
+				}
+			})
 		}
 		t.S.F = v
 		return t
 	}
 	iv := make([]int64, len(v))
-	for i, x := range v {
-		iv[i] = int64(Round(dt, x))
-	}
+	parallelElems(len(v), func(lo, hi int) {
+		for i, x := range v[lo:hi] {
+			iv[lo+i] = int64(Round(dt, x))
+		}
+	})
 	t.S.I = iv
 	return t
 }
@@ -301,9 +314,11 @@ func Unary(op string, x *Tensor) (*Tensor, error) {
 		if err != nil {
 			return nil, err
 		}
-		for i, a := range v {
-			v[i] = f(a)
-		}
+		parallelElems(len(v), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				v[i] = f(v[i])
+			}
+		})
 		return fromF(ct, x.Shape, v), nil
 	}
 	switch op {
@@ -378,6 +393,13 @@ func Unary(op string, x *Tensor) (*Tensor, error) {
 		return fromI(dt, x.Shape, v), nil
 	}
 	v, _ := loadF(x, nil, dt)
+	parallelElems(len(v), func(lo, hi int) { unaryF(op, v[lo:hi]) })
+	return fromF(dt, x.Shape, v), nil
+}
+
+// unaryF is Unary's neg, abs, relu, square, sign, floor, ceil, round or
+// trunc of floating values, in place.
+func unaryF(op string, v []float64) {
 	for i, a := range v {
 		switch op {
 		case "neg":
@@ -405,7 +427,6 @@ func Unary(op string, x *Tensor) (*Tensor, error) {
 			v[i] = math.Trunc(a)
 		}
 	}
-	return fromF(dt, x.Shape, v), nil
 }
 
 func b2f(b bool) float64 {
@@ -464,24 +485,27 @@ func sameLayoutArith(op string, a, b *Tensor, shape []int, ct DType, alpha float
 	n := Numel(shape)
 	x, y := a.S.F[a.Offset:a.Offset+n], b.S.F[b.Offset:b.Offset+n]
 	r := make([]float64, n)
-	switch op {
-	case "add":
-		for i := range r {
-			r[i] = x[i] + y[i]
+	parallelElems(n, func(lo, hi int) {
+		r, x, y := r[lo:hi], x[lo:hi], y[lo:hi]
+		switch op {
+		case "add":
+			for i := range r {
+				r[i] = x[i] + y[i]
+			}
+		case "sub":
+			for i := range r {
+				r[i] = x[i] - y[i]
+			}
+		case "mul":
+			for i := range r {
+				r[i] = x[i] * y[i]
+			}
+		case "div":
+			for i := range r {
+				r[i] = x[i] / y[i]
+			}
 		}
-	case "sub":
-		for i := range r {
-			r[i] = x[i] - y[i]
-		}
-	case "mul":
-		for i := range r {
-			r[i] = x[i] * y[i]
-		}
-	case "div":
-		for i := range r {
-			r[i] = x[i] / y[i]
-		}
-	}
+	})
 	return r
 }
 
@@ -572,34 +596,37 @@ func binaryOp(op string, a, b *Tensor, alpha float64) (*Tensor, error) {
 				f = func(p, _ float64) float64 { return math.Sqrt(p) }
 			}
 		}
-		if alpha != 1 && (op == "add" || op == "sub") {
-			al := Round(ct, alpha)
-			for i, q := range y {
-				y[i] = Round(ct, q*al)
+		parallelElems(len(x), func(lo, hi int) {
+			x, y := x[lo:hi], y[lo:hi]
+			if alpha != 1 && (op == "add" || op == "sub") {
+				al := Round(ct, alpha)
+				for i, q := range y {
+					y[i] = Round(ct, q*al)
+				}
 			}
-		}
-		switch op { // the hot ones get their own loops
-		case "add":
-			for i, q := range y {
-				x[i] += q
+			switch op { // the hot ones get their own loops
+			case "add":
+				for i, q := range y {
+					x[i] += q
+				}
+			case "sub":
+				for i, q := range y {
+					x[i] -= q
+				}
+			case "mul":
+				for i, q := range y {
+					x[i] *= q
+				}
+			case "div":
+				for i, q := range y {
+					x[i] /= q
+				}
+			default:
+				for i, q := range y {
+					x[i] = f(x[i], q)
+				}
 			}
-		case "sub":
-			for i, q := range y {
-				x[i] -= q
-			}
-		case "mul":
-			for i, q := range y {
-				x[i] *= q
-			}
-		case "div":
-			for i, q := range y {
-				x[i] /= q
-			}
-		default:
-			for i, q := range y {
-				x[i] = f(x[i], q)
-			}
-		}
+		})
 		return fromF(out, shape, x), nil
 	}
 	f, ok := intBin[op]
@@ -760,11 +787,13 @@ func Where(cond, a, b *Tensor) (*Tensor, error) {
 	if ct.IsFloat() {
 		x, _ := loadF(a, shape, ct)
 		y, _ := loadF(b, shape, ct)
-		for i := range x {
-			if c[i] == 0 {
-				x[i] = y[i]
+		parallelElems(len(x), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if c[i] == 0 {
+					x[i] = y[i]
+				}
 			}
-		}
+		})
 		return fromF(ct, shape, x), nil
 	}
 	x, _ := loadI(a, shape, ct)
@@ -814,26 +843,7 @@ func Clamp(x, lo, hi *Tensor) (*Tensor, error) {
 		if hi != nil {
 			h, _ = loadF(hi, shape, ct)
 		}
-		for i, a := range v {
-			if math.IsNaN(a) {
-				continue
-			}
-			if l != nil {
-				if math.IsNaN(l[i]) {
-					v[i] = l[i]
-					continue
-				}
-				a = math.Max(a, l[i])
-			}
-			if h != nil {
-				if math.IsNaN(h[i]) {
-					v[i] = h[i]
-					continue
-				}
-				a = math.Min(a, h[i])
-			}
-			v[i] = a
-		}
+		parallelElems(len(v), func(lo, hi int) { clampF(v[lo:hi], part(l, lo, hi), part(h, lo, hi)) })
 		return fromF(ct, shape, v), nil
 	}
 	v, _ := loadI(x, shape, ct)
@@ -854,6 +864,39 @@ func Clamp(x, lo, hi *Tensor) (*Tensor, error) {
 		v[i] = a
 	}
 	return fromI(ct, shape, v), nil
+}
+
+// part is s[lo:hi], nil for a nil s (an absent bound).
+func part(s []float64, lo, hi int) []float64 {
+	if s == nil {
+		return nil
+	}
+	return s[lo:hi]
+}
+
+// clampF clamps v to the bounds l and h (either nil: none) in place; a NaN
+// value stays, a NaN bound is the result.
+func clampF(v, l, h []float64) {
+	for i, a := range v {
+		if math.IsNaN(a) {
+			continue
+		}
+		if l != nil {
+			if math.IsNaN(l[i]) {
+				v[i] = l[i]
+				continue
+			}
+			a = math.Max(a, l[i])
+		}
+		if h != nil {
+			if math.IsNaN(h[i]) {
+				v[i] = h[i]
+				continue
+			}
+			a = math.Min(a, h[i])
+		}
+		v[i] = a
+	}
 }
 
 // MaskedFill is torch.masked_fill(x, mask, value): value is a 0-dim tensor

@@ -104,51 +104,7 @@ func Reduce(op string, x *Tensor, dims []int, keepdim bool) (*Tensor, error) {
 	if x.S.F != nil {
 		src := x.S.F
 		res := make([]float64, nout)
-		for o := 0; o < nout; o++ {
-			run := pos[o*r : o*r+r]
-			var acc float64
-			switch op {
-			case "sum", "mean":
-				for _, p := range run {
-					acc += src[p]
-				}
-				if op == "mean" {
-					acc = meanOf(odt, acc, r)
-				}
-			case "prod":
-				acc = 1
-				for _, p := range run {
-					acc *= src[p]
-				}
-			case "amax", "amin":
-				acc = src[run[0]]
-				for _, p := range run[1:] {
-					v := src[p]
-					if math.IsNaN(acc) {
-						break
-					}
-					if math.IsNaN(v) || (op == "amax" && v > acc) || (op == "amin" && v < acc) {
-						acc = v
-					}
-				}
-			case "any":
-				for _, p := range run {
-					if src[p] != 0 {
-						acc = 1
-						break
-					}
-				}
-			case "all":
-				acc = 1
-				for _, p := range run {
-					if src[p] == 0 {
-						acc = 0
-						break
-					}
-				}
-			}
-			res[o] = acc
-		}
+		parallelWork(nout, nout*r, func(olo, ohi int) { reduceF(op, odt, src, pos, r, res, olo, ohi) })
 		return fromF(odt, shape, res), nil
 	}
 	src := x.S.I
@@ -333,4 +289,54 @@ func argReduce(op string, x *Tensor, dim *int, keepdim bool) (*Tensor, error) {
 		res[o] = int64(best)
 	}
 	return fromI(Int64, shape, res), nil
+}
+
+// reduceF is Reduce's floating op over the outputs [olo, ohi): output o's
+// inputs are src at pos[o*r : o*r+r].
+func reduceF(op string, odt DType, src []float64, pos []int, r int, res []float64, olo, ohi int) {
+	for o := olo; o < ohi; o++ {
+		run := pos[o*r : o*r+r]
+		var acc float64
+		switch op {
+		case "sum", "mean":
+			for _, p := range run {
+				acc += src[p]
+			}
+			if op == "mean" {
+				acc = meanOf(odt, acc, r)
+			}
+		case "prod":
+			acc = 1
+			for _, p := range run {
+				acc *= src[p]
+			}
+		case "amax", "amin":
+			acc = src[run[0]]
+			for _, p := range run[1:] {
+				v := src[p]
+				if math.IsNaN(acc) {
+					break
+				}
+				if math.IsNaN(v) || (op == "amax" && v > acc) || (op == "amin" && v < acc) {
+					acc = v
+				}
+			}
+		case "any":
+			for _, p := range run {
+				if src[p] != 0 {
+					acc = 1
+					break
+				}
+			}
+		case "all":
+			acc = 1
+			for _, p := range run {
+				if src[p] == 0 {
+					acc = 0
+					break
+				}
+			}
+		}
+		res[o] = acc
+	}
 }

@@ -337,24 +337,39 @@ func (t *Tensor) Contiguous() *Tensor {
 // Clone copies t into fresh contiguous storage.
 func (t *Tensor) Clone() *Tensor {
 	out := New(t.DType, t.Shape...)
-	n := t.Numel()
-	if t.S.F != nil {
-		for i := 0; i < n; i++ {
-			out.S.F[i] = t.S.F[t.flatIndex(i)]
+	contig := t.IsContiguous()
+	parallelElems(t.Numel(), func(lo, hi int) {
+		switch {
+		case t.S.F != nil && contig:
+			copy(out.S.F[lo:hi], t.S.F[t.Offset+lo:t.Offset+hi])
+		case t.S.F != nil:
+			gather(out.S.F[lo:hi], t.S.F, t, lo)
+		case contig:
+			copy(out.S.I[lo:hi], t.S.I[t.Offset+lo:t.Offset+hi])
+		default:
+			gather(out.S.I[lo:hi], t.S.I, t, lo)
 		}
-	} else {
-		for i := 0; i < n; i++ {
-			out.S.I[i] = t.S.I[t.flatIndex(i)]
-		}
-	}
+	})
 	return out
 }
 
 // To converts to another dtype (a copy, even when the dtype is the same).
 func (t *Tensor) To(dt DType) *Tensor {
+	if dt.IsFloat() {
+		// SetFlat's Round(dt, Flat(i)) for every element.
+		v, _ := loadF(t, nil, Float64)
+		if dt != Float64 {
+			parallelElems(len(v), func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					v[i] = Round(dt, v[i])
+				}
+			})
+		}
+		return &Tensor{DType: dt, Shape: append([]int{}, t.Shape...), Strides: ContiguousStrides(t.Shape), S: &Storage{F: v}}
+	}
 	out := New(dt, t.Shape...)
 	n := t.Numel()
-	if t.DType.IsFloat() || dt.IsFloat() {
+	if t.DType.IsFloat() {
 		for i := 0; i < n; i++ {
 			out.SetFlat(i, t.Flat(i))
 		}
@@ -376,6 +391,24 @@ func (t *Tensor) CopyFrom(src *Tensor) error {
 	n := t.Numel()
 	if b.S == t.S {
 		b = b.Clone() // the source may overlap the destination
+	}
+	if t.DType.IsFloat() && t.S.F != nil && t.IsContiguous() {
+		// SetFlat(i, b.Flat(i)) for every element, straight into t's storage.
+		dst := t.S.F[t.Offset : t.Offset+n]
+		parallelElems(n, func(lo, hi int) {
+			seg := dst[lo:hi]
+			if b.S.F != nil {
+				gather(seg, b.S.F, b, lo)
+			} else {
+				gather(seg, b.S.I, b, lo)
+			}
+			if t.DType != Float64 {
+				for i, v := range seg {
+					seg[i] = Round(t.DType, v)
+				}
+			}
+		})
+		return nil
 	}
 	for i := 0; i < n; i++ {
 		if t.DType.IsFloat() || b.DType.IsFloat() {
