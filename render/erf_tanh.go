@@ -51,9 +51,14 @@ var erfTanhPreludeC = `
 // oddRationalC writes the C function name(x) = x * P(x^2) / Q(x^2), the
 // polynomials by Horner's rule in FMAs from their coefficients (C float
 // literals, highest degree first), and copysign(1, x) where x^2 >= sat.
+// always_inline: a kernel's simd loop is vectorized only if every call in
+// it is inlined, and gcc's inliner stops at --param large-function-growth
+// in a long kernel (the 32 steps' gate recomputation of an LSTM's backward
+// kept 21 of its 64 calls: docs/performance.md, "Long kernels: inline
+// math, a cap on streams").
 func oddRationalC(name string, p, q []string, sat string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "static inline float %s(float x) {\n  float t = x * x;\n", name)
+	fmt.Fprintf(&b, "static inline __attribute__((always_inline)) float %s(float x) {\n  float t = x * x;\n", name)
 	for _, poly := range []struct {
 		v string
 		c []string

@@ -23,10 +23,12 @@ import (
 // clamp's compares keep a NaN, and the polynomial propagates it),
 // exp(±0) = 1. Max error 1.24 ULP against exp in double, checked over all
 // 2^32 floats (libmvec's expf: 2.48, docs/performance.md).
+// always_inline, as gcdbg_tanhf (erf_tanh.go): in a long kernel gcc's
+// inliner would leave calls, and the loop unvectorized.
 const expfPreludeC = `
 /* exp in float, branch-free and inline (render/expf.go): the exps of a
    masked row, where libmvec's expf takes its scalar path on -Inf lanes. */
-static inline float gcdbg_expf(float x) {
+static inline __attribute__((always_inline)) float gcdbg_expf(float x) {
   float xc = x < -104.0f ? -104.0f : x;
   xc = xc > 89.0f ? 89.0f : xc;
   union { float f; int32_t i; } t, s1, s2;
