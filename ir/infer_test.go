@@ -291,17 +291,20 @@ func syntheticCases() map[string][]inferCase {
 	m := tm(bl, []int{3, 4})
 	sets := map[string][][]ir.Value{}
 	add := func(op string, vals ...ir.Value) { sets["aten."+op] = append(sets["aten."+op], vals) }
-	add("feature_dropout", x, 0.3, false, false)                               // eval: the input itself (ops_train.go)
-	add("feature_dropout", tm(f32, []int{2, 3, 4}, 1, 2, 6), 0.0, true, false) // p = 0: the input itself
-	add("feature_alpha_dropout", x, 0.3, false, false)                         // eval: the input itself (ops_train_alpha.go)
-	add("feature_alpha_dropout", xi, 0.5, false, false)                        // eval takes any dtype
-	add("alpha_dropout_masked", x, tm(bl, []int{2, 3, 1}), 0.5)                // a [N, C, 1] keep mask
-	add("alpha_dropout", x, 0.3, false, false)                                 // eval: the input itself (ops_train_alpha.go)
-	add("alpha_dropout", xi, 0.5, false, false)                                // eval takes any dtype
-	add("alpha_dropout_masked", x, tm(bl, []int{2, 3, 4}), 0.5)                // an elementwise keep mask (alpha_dropout)
-	add("alpha_dropout_masked", x, tm(bl, []int{2, 3, 4}), 1.0)                // p = 1: x * 0
-	add("rrelu", x, 0.1, 0.3, false, false)                                    // eval: leaky_relu (ops_train_rrelu.go)
-	add("rrelu_noised", x, tm(f32, []int{2, 3, 4}))                            // the drawn slopes
+	add("feature_dropout", x, 0.3, false, false)                                                                            // eval: the input itself (ops_train.go)
+	add("feature_dropout", tm(f32, []int{2, 3, 4}, 1, 2, 6), 0.0, true, false)                                              // p = 0: the input itself
+	add("feature_alpha_dropout", x, 0.3, false, false)                                                                      // eval: the input itself (ops_train_alpha.go)
+	add("feature_alpha_dropout", xi, 0.5, false, false)                                                                     // eval takes any dtype
+	add("alpha_dropout_masked", x, tm(bl, []int{2, 3, 1}), 0.5)                                                             // a [N, C, 1] keep mask
+	add("alpha_dropout", x, 0.3, false, false)                                                                              // eval: the input itself (ops_train_alpha.go)
+	add("grid_sample", tm(f32, []int{2, 3, 4, 5}), tm(f32, []int{2, 6, 7, 2}), "bilinear", "zeros", nil)                    // ops_grid_sample.go
+	add("grid_sample", tm(f32, []int{2, 3, 4, 5}, 60, 1, 15, 3), tm(f32, []int{2, 6, 7, 2}), "nearest", "reflection", true) // channels_last input
+	add("affine_grid", tm(f32, []int{2, 2, 3}), ir.List{int64(2), int64(3), int64(4), int64(5)}, false)
+	add("alpha_dropout", xi, 0.5, false, false)                 // eval takes any dtype
+	add("alpha_dropout_masked", x, tm(bl, []int{2, 3, 4}), 0.5) // an elementwise keep mask (alpha_dropout)
+	add("alpha_dropout_masked", x, tm(bl, []int{2, 3, 4}), 1.0) // p = 1: x * 0
+	add("rrelu", x, 0.1, 0.3, false, false)                     // eval: leaky_relu (ops_train_rrelu.go)
+	add("rrelu_noised", x, tm(f32, []int{2, 3, 4}))             // the drawn slopes
 	add("_scaled_dot_product_attention", tm(f32, []int{2, 4, 6}), tm(f32, []int{2, 3, 6}), tm(f32, []int{2, 3, 6}), nil, 0.0, true, false)
 	for _, op := range []string{"rand", "randn"} { // factory draws (ops_train_factory.go)
 		add(op, ir.Tuple{int64(2), int64(3)}, nil, nil, nil, nil, nil, false)

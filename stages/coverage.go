@@ -45,7 +45,7 @@ var outOfScope = map[string]string{
 	"col2im":                               "F.fold is not modeled",
 	"convolution_backward":                 "a backward op: gcdbg derives convolution gradients itself (conv2d_backward_input/weight)",
 	"embedding_dense_backward":             "a backward op: gcdbg derives embedding's gradient itself (scatter_add)",
-	"grid_sampler_2d":                      "F.grid_sample (spatial transformers) is not modeled",
+	"grid_sampler_2d":                      "the aten-level form (integer mode and padding codes) is not modeled; torch-level F.grid_sample is (aten.grid_sample, 4-D, bilinear and nearest)",
 	"max_pool2d_with_indices_backward":     "a backward op: gcdbg derives pooling gradients itself (max_pool2d_backward, adaptive_max_pool3d_backward)",
 	"native_group_norm":                    "aten-level group norm returning (out, mean, rstd) for AOTAutograd is not modeled",
 	"native_group_norm_backward":           "a backward op: gcdbg derives gradients itself",
