@@ -199,6 +199,9 @@ func newState(p *loopir.Program) (*state, []*group, error) {
 		groups = append(groups, g)
 	}
 	s.indexEdges()
+	for _, g := range groups {
+		g.streams = s.streamsOf(g)
+	}
 	s.initTopo(groups)
 	return s, groups, nil
 }
@@ -448,9 +451,10 @@ func (s *state) fuse(a, b *group) {
 	if len(small.nodes) > len(big.nodes) {
 		big, small = small, big
 	}
+	streams := s.mergedStreams(a, b)
 	s.reorder(a, b, big)
 	moved, movedOrder := small.nodes, small.order
-	merge(a, b)
+	merge(a, b).streams = streams
 	for i, n := range moved {
 		s.groupOf[n] = big
 		s.at[movedOrder[i]] = big

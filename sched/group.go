@@ -40,6 +40,9 @@ type group struct {
 	// pruned says bnd and its members' edge lists hold nothing internal:
 	// an edge becomes internal only when its group grows (merge clears it).
 	pruned bool
+	// streams counts the buffers the group's kernel accesses in memory
+	// (stream_cap.go), kept up to date by fuse.
+	streams int
 }
 
 // maxNamed is how many members a group's name lists in full; a larger

@@ -71,6 +71,9 @@ func (s *state) check(a, b *group) (cat, reason, note string) {
 	if !vertical && !s.sharesRead(a, b) {
 		return "", "no shared buffer", ""
 	}
+	if r := s.manyStreams(a, b); r != "" { // stream_cap.go
+		return "", r, ""
+	}
 	if vertical {
 		if r := s.indexCheck(a, b); r != "" {
 			if note, ok := s.reorderInto(a, b); ok {
