@@ -52,8 +52,9 @@ import (
 //   - choicePack: an mm with a transposed operand copies it row-major and
 //     runs the NN GEMM (OpenBLAS's, or oneDNN's with choiceDNNL) on the copy
 //     (gemm_pack.go); never with choiceGenGEMM. Judged by the same verdict.
-//   - choiceDNNLWino: with choiceDNNLConv, a 3x3 stride-1 convolution runs
-//     oneDNN's Winograd convolution (F(4x4, 3x3)) instead of the direct
+//   - choiceDNNLWino: with choiceDNNLConv, a 3x3 stride-1 convolution's
+//     weight gradient runs oneDNN's Winograd convolution (F(4x4, 3x3),
+//     conv_dnnl.go dnnlWinograd) instead of the direct
 //     primitive, which stays its fallback where the Winograd result holds
 //     a NaN or Inf (conv_dnnl.go gcdbg_dconv_wino). Judged by the same
 //     verdict.

@@ -324,7 +324,7 @@ func (g *kernelGen) convGEMM(x, w, bias *loopir.View, out *storage, ob *loopir.B
 		bp, bs = g.ptr(bias), g.e(bias.Strides[0])
 	}
 	dn := len(x.Sizes) == 4 && g.dnnlConvFloat(t) && g.dnnlConvOpen(dconvForward, g.viewOperand(x), g.viewOperand(w),
-		g.bufferOperand(out.c, ob.Sizes), stride, pad, dil, groups, bp, bs, dnnlWinograd(w.Sizes, stride, dil, groups)) // conv_dnnl.go
+		g.bufferOperand(out.c, ob.Sizes), stride, pad, dil, groups, bp, bs, false) // conv_dnnl.go; no Winograd (dnnlWinograd)
 	geo.decl(g)
 	wp, wst := g.packed(w, t, 2)
 	geo.par(g)
@@ -390,7 +390,7 @@ func (g *kernelGen) convBackwardInput(n *loopir.Node, args []ir.Arg, out *storag
 	g.line("{ /* conv2d_backward_input: col = W_g^T dY_g, col2im into dX, per image and group, images in parallel */")
 	g.ind++
 	dn := g.dnnlConvFloat(t) && g.dnnlConvOpen(dconvBackwardData, g.viewOperand(gy), g.viewOperand(w),
-		g.bufferOperand(out.c, ob.Sizes), stride, pad, dil, groups, "", "", dnnlWinograd(w.Sizes, stride, dil, groups)) // conv_dnnl.go
+		g.bufferOperand(out.c, ob.Sizes), stride, pad, dil, groups, "", "", false) // conv_dnnl.go; no Winograd (dnnlWinograd)
 	geo.decl(g)
 	gyp, gys := g.packed(gy, t, 1)
 	wp, wst := g.packed(w, t, 2)

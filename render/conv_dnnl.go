@@ -223,7 +223,7 @@ static int gcdbg_dconv_finite(const float *p, const int64_t *g, const int64_t *s
   return m != 0x7f800000u;
 }
 /* oneDNN's Winograd convolution (F(4x4, 3x3), jit_wino_4x3: a 3x3 window, stride 1, no dilation, one group; the
-   render offers it only there), then a check of the result: 0 (the caller runs the direct primitive, which
+   render offers it only there, for the weight gradient: dnnlWinograd), then a check of the result: 0 (the caller runs the direct primitive, which
    overwrites it) where the primitive refuses or the result holds a NaN or Inf. Winograd's transforms mix every
    element of a tile, so a NaN/Inf operand spreads over whole tiles (outputs whose windows miss it, and the
    borders the direct kernels keep finite, conv_nonfinite.go); every operand finite, its result is finite
@@ -318,7 +318,15 @@ func (g *kernelGen) dnnlConvClose() {
 
 // dnnlWinograd: oneDNN's Winograd kernels (jit_wino_4x3) take a 3x3
 // window at stride 1, undilated, ungrouped; w holds the weight's sizes
-// (OC, CG, KH, KW).
+// (OC, CG, KH, KW). Offered for the weight gradient only: its result is
+// a parameter's gradient, compared by the verdict on its own. Winograd's
+// forward and backward data were 1.4-1.9x faster than the direct
+// primitive too (vgg_bn_train, load 20), but their rounding errors (about
+// 10x the direct sums': F(4x4, 3x3)'s transforms) flow on through
+// BatchNorm's training-mode backward, whose bias gradient (a sum with
+// cancellation) then failed the verdict: vgg_bn_train's grad of
+// features.1.4.bias, rmse 2.33e-05 against the bound 2.31e-05, worst
+// element 8.2e-05 against 6.1e-05 (2026-11-26 18:50).
 func dnnlWinograd(w []loopir.Expr, stride, dil [2]int64, groups int64) bool {
 	if len(w) != 4 || stride != [2]int64{1, 1} || dil != [2]int64{1, 1} || groups != 1 {
 		return false

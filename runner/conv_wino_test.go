@@ -7,16 +7,18 @@ import (
 )
 
 // oneDNN's Winograd convolution (render/conv_dnnl.go gcdbg_dconv_wino,
-// choice 16|64): every float32 3x3 stride-1 undilated ungrouped conv2d,
-// conv2d_backward_input and conv2d_backward_weight kernel of the fixtures
-// offers it beside the direct primitive, and with GCDBG_CHOICE=80 every
-// one of them runs it (GCDBG_DNNL_CONV_REQUIRED=1 aborts where oneDNN
-// refuses) and every output and gradient matches PyTorch through the
-// verdict. conv_nonfinite's 3->6 conv `a` has NaN and ±Inf weight taps:
-// Winograd's transforms spread them over whole tiles (NaN where PyTorch's
-// direct kernels are finite at the border), so its result's NaN/Inf check
-// falls back to the direct primitive and the values are PyTorch's, NaN/Inf
-// at PyTorch's positions.
+// choice 16|64): every float32 3x3 stride-1 undilated ungrouped
+// conv2d_backward_weight kernel of the fixtures offers it beside the
+// direct primitive (the forward and backward data do not: dnnlWinograd),
+// and with GCDBG_CHOICE=80 every one of them runs it
+// (GCDBG_DNNL_CONV_REQUIRED=1 aborts where oneDNN refuses) and every
+// output and gradient matches PyTorch through the verdict.
+// conv_wino_train's conv b (no padding, so conv_nonfinite.go's check of dW
+// is not emitted) meets -Inf on its input's top edge: Winograd's
+// transforms add it up with both signs (NaN where the direct sums are
+// ±Inf), so the result's NaN/Inf check falls back to the direct primitive
+// and b's weight gradient is PyTorch's, NaN/Inf at PyTorch's positions
+// (without the check: "NaN/Inf at other positions").
 func TestConvDNNLWinogradMatchesPyTorch(t *testing.T) {
 	if out, err := exec.Command("ldconfig", "-p").Output(); err != nil || !strings.Contains(string(out), "libdnnl.so.2") {
 		t.Skip("no libdnnl.so.2 (oneDNN) on this machine")
@@ -29,7 +31,7 @@ func TestConvDNNLWinogradMatchesPyTorch(t *testing.T) {
 		nonFinite     []string
 	}{
 		{"conv_plane_train.json", 5, 21, "17 parameters, x, big, wide and strided", 1, nil},
-		{"conv_nonfinite.json", 4, 12, "x, xb, xc, xd and the four convolutions' weights and biases", 3, []string{"x", "xb", "b.weight"}},
+		{"conv_wino_train.json", 2, 6, "x, xb and the two convolutions' weights and biases", 2, []string{"b.weight"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tr, units, code := renderConvPrograms(t, c.name)
@@ -44,8 +46,20 @@ func TestConvDNNLWinogradMatchesPyTorch(t *testing.T) {
 			t.Setenv("GCDBG_CHOICE", "80")
 			t.Setenv("GCDBG_DNNL_CONV_REQUIRED", "1")
 			g := checkConvRun(t, tr, units, c.nOut, c.nGrads, c.what)
-			if c.nonFinite != nil {
-				checkNonFinite(t, g, true, c.nonFinite...)
+			// the fixture reaches the non-finite values: NaN/Inf where PyTorch has them
+			for _, name := range c.nonFinite {
+				found := false
+				for _, gd := range g.Grads {
+					if gd.Name == name {
+						found = true
+						if gd.VsExpected == nil || !gd.VsExpected.Match || gd.VsExpected.NonFinite == 0 {
+							t.Errorf("grad %s vs PyTorch: %+v (want a match, with NaN/Inf)", name, gd.VsExpected)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("no grad %s", name)
+				}
 			}
 		})
 	}
