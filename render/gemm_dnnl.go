@@ -23,7 +23,20 @@ import "fmt"
 // passive pool as the kernels), sequentially inside an enclosing parallel
 // region (the convolutions' per-image loop); a kernel that chose one
 // thread sets gcdbg_gemm_team = 0 around its call (choice.go), and the
-// wrapper then sets OpenMP's thread count to 1 for the call.
+// wrapper then sets OpenMP's thread count to 1 for the call. A large GEMM
+// on the team (at least 2^22 multiply-adds, 64 rows or columns per thread)
+// is not handed to oneDNN's own threading but cut by the team into one
+// slice of the larger of M and N per thread, each slice a sequential
+// oneDNN call: on 2 threads oneDNN's own split of ffn_train's and
+// t5_ffn's GEMMs did more work in all than its one-thread kernel. C probe
+// (2026-11-26 18:56, load 24-26, so process CPU time, not wall time, of
+// one 2-thread call, min of 9): NT 256x4096x1024 (x@W1^T) oneDNN's
+// threads 31.0 ms, the slices 22.5, OpenBLAS 24.2; NT 256x1024x4096
+// 30.7 / 22.8 / 24.9; NN 256x4096x1024 22.0 / 20.9 / 23.0; TN
+// 1024x4096x256 20.1 / 20.0 / 23.7; NT 4096x512x2048 (t5_ffn's wo)
+// 107.6 / 81.2 / 87.9. Equal slices on a quiet machine make the wall time
+// about half that; whether it wins stays a measurement (the candidate is
+// chosen per kernel, compiler/autotune.go).
 
 const dnnlPrelude = `
 #include <omp.h>
@@ -52,10 +65,30 @@ static __attribute__((unused)) int gcdbg_dnnl_gemm(int64_t M, int64_t N, int64_t
   if (!gcdbg_dnnl_sgemm || M <= 0 || N <= 0 || K <= 0 || ldc >= 2147483647 || !gcdbg_blas_layout(M, K, sa0, sa1, &ta, &lda) ||
       !gcdbg_blas_layout(K, N, sb0, sb1, &tb, &ldb))
     return 0;
+  const char cta = ta == 112 ? 'T' : 'N', ctb = tb == 112 ? 'T' : 'N';
+  const int team = gcdbg_gemm_team && !omp_in_parallel() ? omp_get_max_threads() : 1;
+  const int64_t D = N >= M ? N : M;
+  if (team > 1 && beta == 0.0f && M * N * K >= ((int64_t)1 << 22) && D >= 64 * (int64_t)team) {
+    /* The team splits the larger of M and N into one slice per thread, each
+       a sequential oneDNN call (oneDNN runs sequentially inside a parallel
+       region): its own threading of these shapes did more work in all
+       (render/gemm_dnnl.go's comment). beta 0 only, so that a failed slice
+       leaves nothing for the caller's fallback to add twice. */
+    const int64_t ch = ((D + team - 1) / team + 15) / 16 * 16;
+    int bad = 0;
+    #pragma omp parallel num_threads(team) reduction(|:bad)
+    {
+      const int64_t lo = omp_get_thread_num() * ch, hi = lo + ch < D ? lo + ch : D;
+      if (lo < hi)
+        bad |= (N >= M ? gcdbg_dnnl_sgemm(cta, ctb, M, hi - lo, K, 1.0f, A, lda, B + lo * sb1, ldb, beta, C + lo, ldc)
+                       : gcdbg_dnnl_sgemm(cta, ctb, hi - lo, N, K, 1.0f, A + lo * sa0, lda, B, ldb, beta, C + lo * ldc, ldc)) != 0;
+    }
+    return !bad;
+  }
   const int one = !gcdbg_gemm_team && !omp_in_parallel();
   const int nt = one ? omp_get_max_threads() : 0;
   if (one) omp_set_num_threads(1);
-  const int st = gcdbg_dnnl_sgemm(ta == 112 ? 'T' : 'N', tb == 112 ? 'T' : 'N', M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc);
+  const int st = gcdbg_dnnl_sgemm(cta, ctb, M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc);
   if (one) omp_set_num_threads(nt);
   return st == 0;
 }
