@@ -233,7 +233,21 @@ func (nz *normalizer) paramNode(n *ir.Node, local string) (*ir.Node, error) {
 	if td == nil {
 		return nil, fmt.Errorf("module.params.%s: %q has no tensor", local, q)
 	}
+	// A module called more than once in a step (a GAN's discriminator on the
+	// real and the fake batch, a siamese tower) updates its running stats
+	// once per call, each update from the previous one's result: every call
+	// reads and writes the same buffer node, so the in-place updates chain.
+	stat := local == "running_mean" || local == "running_var" || local == "num_batches_tracked"
+	if prev := nz.statNodes[q]; stat && prev != nil {
+		return prev, nil
+	}
 	ga := &ir.Node{Name: nz.fresh(q), Op: ir.GetAttr, Target: q}
+	if stat {
+		if nz.statNodes == nil {
+			nz.statNodes = map[string]*ir.Node{}
+		}
+		nz.statNodes[q] = ga
+	}
 	tm := &ir.TensorMeta{DType: td.T.DType, Shape: ir.ShapeOf(td.T.Shape), Stride: td.T.Strides, RequiresGrad: td.RequiresGrad}
 	ga.Meta.Tensor = tm
 	nz.metas[ga] = tm

@@ -198,6 +198,9 @@ type normalizer struct {
 	metas map[*ir.Node]ir.Value
 	// masked: the boolean-mask selection regions (normalize_masked_sel.go).
 	masked *maskedSels
+	// statNodes: the one get_attr node of each BatchNorm running-stat buffer
+	// (modules.go paramNode), shared by every call of the module.
+	statNodes map[string]*ir.Node
 }
 
 func normalize(u *Unit) (err error) {
