@@ -189,6 +189,9 @@ func convPrelude(r *renderer) string {
 				if buf.DType == tensor.Float32 && r.gemms[buf.DType] {
 					b.WriteString(dnnlAccFunc(r.d.Types[buf.DType])) // gemm_dnnl.go
 					b.WriteString(convDNNLPrelude)                   // conv_dnnl.go
+					if r.wino {
+						b.WriteString(convDNNLWinoPrelude)
+					}
 				}
 			}
 		}

@@ -203,7 +203,13 @@ static int gcdbg_dconv_run(gcdbg_dconv *d, int kind, int alg, const int64_t *ga,
   }
   return gcdbg_dnn.wait(gcdbg_dnn.stream) == 0;
 }
-/* 1 unless an element of the 4-D view (sizes g, strides s) is NaN or ±Inf: the exponent bits' maximum, a
+`
+
+// convDNNLWinoPrelude is gcdbg_dconv_wino and its check, written only
+// where a kernel offers it (renderer.wino): unused, gcc would warn and
+// drop its vector loop.
+const convDNNLWinoPrelude = `
+/* 1 unless an element of the 4-D view (sizes g, strides s) is NaN or +-Inf: the exponent bits' maximum, a
    vector max over the rows. */
 static int gcdbg_dconv_finite(const float *p, const int64_t *g, const int64_t *s) {
   uint32_t m = 0;
@@ -301,7 +307,8 @@ func (g *kernelGen) dnnlConvOpen(kind int, a, b, c dnnlConvOperand, stride, pad,
 	args := fmt.Sprintf("dga, dsa, dgb, dsb, dgc, dsc, dst_, dpad, ddil, %d, %s, %s, %s, %s, %s", groups, a.ptr, b.ptr, c.ptr, bias, sbias)
 	if wino {
 		g.line("static gcdbg_dconv gcdbg_dcw; /* its Winograd primitive */")
-		g.line("if (!(%s & %d) || !((%s & %d) && gcdbg_dconv_wino(&gcdbg_dcw, %d, %s) || gcdbg_dconv_run(&gcdbg_dc, %d, 1, %s))) {",
+		g.r.wino = true
+		g.line("if (!(%s & %d) || !(((%s & %d) && gcdbg_dconv_wino(&gcdbg_dcw, %d, %s)) || gcdbg_dconv_run(&gcdbg_dc, %d, 1, %s))) {",
 			choiceVar, choiceDNNLConv, choiceVar, choiceDNNLWino, kind, args, kind, args)
 	} else {
 		g.line("if (!(%s & %d) || !gcdbg_dconv_run(&gcdbg_dc, %d, 1, %s)) {", choiceVar, choiceDNNLConv, kind, args)

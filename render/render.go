@@ -68,6 +68,7 @@ type renderer struct {
 	kernels []*loopir.Kernel
 	kindOf  map[*loopir.Node]int // kernel index of each node
 	streams bool                 // a kernel copies gathered rows with streaming stores (gather_stream.go)
+	wino    bool                 // a kernel offers oneDNN's Winograd convolution (conv_dnnl.go)
 	gemms   map[tensor.DType]bool
 	gens    map[int]*kernelGen
 	folded  map[*loopir.Node]*gemmStore // mm nodes writing a transposed output (gemm_fold.go)
