@@ -58,6 +58,11 @@ import (
 //     primitive, which stays its fallback where the Winograd result holds
 //     a NaN or Inf (conv_dnnl.go gcdbg_dconv_wino). Judged by the same
 //     verdict.
+//   - choiceSkinny: a float32 mm of few static output rows (M <= 32) with
+//     both operands contiguous along K (x @ W^T, a Linear layer's weight)
+//     runs the skinny-M GEMM (gemm_skinny.go): each row of W streamed once,
+//     no packing, dot products with the rows of x. Never with another GEMM
+//     bit or choicePack. Judged by the same verdict.
 const (
 	choiceOneThread = compiler.ChoiceOneThread // the program check flips it (compiler/autotune_program.go)
 	choiceGenGEMM   = 2
@@ -66,6 +71,7 @@ const (
 	choiceDNNLConv  = 16
 	choicePack      = 32
 	choiceDNNLWino  = 64
+	choiceSkinny    = 128
 )
 
 // oneThreadMaxPoints bounds the nests offered a one-thread candidate: a
@@ -85,7 +91,7 @@ const choicesPrelude = `
    stores; bit 3: oneDNN's sgemm instead of OpenBLAS; bit 4: oneDNN's
    convolution primitive instead of im2col + GEMM; bit 5: transposed GEMM
    operands copied row-major first; bit 6 (with bit 4): oneDNN's Winograd
-   convolution. Weak, not static: when the
+   convolution; bit 7: the skinny-M GEMM (few rows, x @ W^T). Weak, not static: when the
    program is built from per-kernel objects (compiler/objcache.go) every unit
    carries this prelude, and the linker must keep one pointer that the
    entry's gcdbg_set_choices sets and every kernel reads. */
@@ -94,7 +100,7 @@ __attribute__((weak)) void gcdbg_set_choices(int32_t *p) { gcdbg_choices = p; }
 `
 
 // choiceSet is what a kernel can choose between.
-type choiceSet struct{ threads, gemm, stream, dnnl, dnnlConv, pack, wino bool }
+type choiceSet struct{ threads, gemm, stream, dnnl, dnnlConv, pack, wino, skinny bool }
 
 func (r *renderer) choiceOf(idx int) *choiceSet {
 	if r.alts == nil {
@@ -144,8 +150,9 @@ func (g *kernelGen) gemmThreads(t string, call func()) {
 }
 
 // gemmFn is the GEMM function an mm/bmm call of this kernel names: the
-// OpenBLAS-first one, or, when the kernel may choose, either of the two.
-func (g *kernelGen) gemmFn(t string) string {
+// OpenBLAS-first one, or, when the kernel may choose, any of the
+// candidates; skinny (skinnyMM) adds the skinny-M GEMM (float only).
+func (g *kernelGen) gemmFn(t string, skinny bool) string {
 	if !g.r.d.Entry || (t != "float" && t != "double") {
 		return gemmName(t)
 	}
@@ -153,7 +160,12 @@ func (g *kernelGen) gemmFn(t string) string {
 	c.gemm = true
 	if t == "float" {
 		c.dnnl = true
-		return fmt.Sprintf("(%s & %d ? %s : %s & %d ? %s : %s)", choiceVar, choiceGenGEMM, gemmGenName(t),
+		sk := ""
+		if skinny {
+			c.skinny = true
+			sk = fmt.Sprintf("%s & %d ? %s : ", choiceVar, choiceSkinny, gemmSkinnyName(t))
+		}
+		return fmt.Sprintf("(%s%s & %d ? %s : %s & %d ? %s : %s)", sk, choiceVar, choiceGenGEMM, gemmGenName(t),
 			choiceVar, choiceDNNL, gemmDNNLName(t), gemmName(t))
 	}
 	return fmt.Sprintf("(%s & %d ? %s : %s)", choiceVar, choiceGenGEMM, gemmGenName(t), gemmName(t))
@@ -163,7 +175,7 @@ func (g *kernelGen) gemmFn(t string) string {
 // that reads it.
 func (g *kernelGen) withChoice(body string) string {
 	c := g.r.alts[g.idx]
-	if c == nil || (!c.threads && !c.gemm && !c.stream && !c.dnnl && !c.dnnlConv) {
+	if c == nil || (!c.threads && !c.gemm && !c.stream && !c.dnnl && !c.dnnlConv && !c.skinny) {
 		return body
 	}
 	return fmt.Sprintf("  const int32_t %s = gcdbg_choices ? gcdbg_choices[%d] : 0;  /* %s */\n%s",
@@ -173,16 +185,17 @@ func (g *kernelGen) withChoice(body string) string {
 // alternatives lists the kernel's candidates for its manifest entry.
 func (g *kernelGen) alternatives() []compiler.Alternative {
 	c := g.r.alts[g.idx]
-	if c == nil || (!c.threads && !c.gemm && !c.stream && !c.dnnl && !c.dnnlConv) {
+	if c == nil || (!c.threads && !c.gemm && !c.stream && !c.dnnl && !c.dnnlConv && !c.skinny) {
 		return nil
 	}
 	var out []compiler.Alternative
-	for v := int32(0); v < 128; v++ {
+	for v := int32(0); v < 256; v++ {
 		if (v&choiceOneThread != 0 && !c.threads) || (v&choiceGenGEMM != 0 && !c.gemm) || (v&choiceStream != 0 && !c.stream) ||
 			(v&choiceDNNL != 0 && (!c.dnnl || v&choiceGenGEMM != 0)) ||
 			(v&choiceDNNLConv != 0 && (!c.dnnlConv || v&(choiceDNNL|choiceGenGEMM) != 0)) ||
 			(v&choicePack != 0 && (!c.pack || v&(choiceGenGEMM|choiceDNNLConv) != 0)) ||
-			(v&choiceDNNLWino != 0 && (!c.wino || v&choiceDNNLConv == 0)) {
+			(v&choiceDNNLWino != 0 && (!c.wino || v&choiceDNNLConv == 0)) ||
+			(v&choiceSkinny != 0 && (!c.skinny || v&^(choiceSkinny|choiceOneThread) != 0)) {
 			continue
 		}
 		out = append(out, compiler.Alternative{Choice: v, Label: choiceLabel(v, c)})
@@ -202,7 +215,7 @@ func choiceLabel(v int32, c *choiceSet) string {
 		return label
 	}
 	one := v&choiceOneThread != 0
-	if c.gemm || c.dnnl || c.dnnlConv {
+	if c.gemm || c.dnnl || c.dnnlConv || c.skinny {
 		gemm := "OpenBLAS"
 		if v&choiceGenGEMM != 0 {
 			gemm = "generated GEMM"
@@ -215,6 +228,9 @@ func choiceLabel(v int32, c *choiceSet) string {
 		}
 		if v&choiceDNNLWino != 0 {
 			gemm = "oneDNN Winograd convolution"
+		}
+		if v&choiceSkinny != 0 {
+			gemm = "skinny-M GEMM"
 		}
 		if v&choicePack != 0 {
 			gemm += " on row-major copies"

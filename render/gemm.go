@@ -271,16 +271,18 @@ func (g *kernelGen) extern(n *loopir.Node) {
 			// the operands swapped and read through transposed strides.
 			g.line("/* %s written transposed into %s (C^T = B^T A^T) */", n.Name, fold.buf)
 			g.gemmThreads(g.ctype(ob.DType), func() {
-				g.gemmCall(g.ctype(ob.DType), packableMM(b.Sizes[1], a.Sizes[0], a.Sizes[1], b.Strides[0], a.Strides[0]), fmt.Sprintf("%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d",
-					N, M, K, g.ptr(b), g.e(b.Strides[1]), g.e(b.Strides[0]),
-					g.ptr(a), g.e(a.Strides[1]), g.e(a.Strides[0]), out.c, fold.colStride))
+				g.gemmCall(g.ctype(ob.DType), packableMM(b.Sizes[1], a.Sizes[0], a.Sizes[1], b.Strides[0], a.Strides[0]),
+					skinnyMM(ob.DType, b.Sizes[1], b.Strides[0], a.Strides[1]), fmt.Sprintf("%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d",
+						N, M, K, g.ptr(b), g.e(b.Strides[1]), g.e(b.Strides[0]),
+						g.ptr(a), g.e(a.Strides[1]), g.e(a.Strides[0]), out.c, fold.colStride))
 			})
 			return
 		}
 		g.gemmThreads(g.ctype(ob.DType), func() {
-			g.gemmCall(g.ctype(ob.DType), packableMM(a.Sizes[0], b.Sizes[1], a.Sizes[1], a.Strides[1], b.Strides[1]), fmt.Sprintf("%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s",
-				M, N, K, g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]),
-				g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), out.c, N))
+			g.gemmCall(g.ctype(ob.DType), packableMM(a.Sizes[0], b.Sizes[1], a.Sizes[1], a.Strides[1], b.Strides[1]),
+				skinnyMM(ob.DType, a.Sizes[0], a.Strides[1], b.Strides[0]), fmt.Sprintf("%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s",
+					M, N, K, g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]),
+					g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), out.c, N))
 		})
 	case "bmm":
 		a, b := g.operand(args[0], "bmm self"), g.operand(args[1], "bmm mat2")
@@ -291,7 +293,7 @@ func (g *kernelGen) extern(n *loopir.Node) {
 		M, N, K := g.e(a.Sizes[1]), g.e(b.Sizes[2]), g.e(a.Sizes[2])
 		g.gemmThreads(g.ctype(ob.DType), func() {
 			g.line("for (int64_t bi = 0; bi < %s; bi++) {", g.e(a.Sizes[0]))
-			g.line("  %s(%s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s * %s, %s);", g.gemmFn(g.ctype(ob.DType)),
+			g.line("  %s(%s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s * %s, %s);", g.gemmFn(g.ctype(ob.DType), false),
 				M, N, K, g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]), g.e(a.Strides[2]),
 				g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), g.e(b.Strides[2]), out.c, M, N, N)
 			g.line("}")

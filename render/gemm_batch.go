@@ -176,7 +176,7 @@ func (g *kernelGen) bmmBatched(n *loopir.Node, members []*loopir.Node) bool {
 	g.line("%s if(gcdbg_par)", g.r.d.ParallelFor)
 	g.line("for (int64_t bi = 0; bi < gcdbg_nb; bi++) {")
 	g.ind++
-	g.line("%s(%s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s * %s, %s);", g.gemmFn(t),
+	g.line("%s(%s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s, %s, %s, %s + bi * %s * %s, %s);", g.gemmFn(t, false),
 		M, N, K, g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]), g.e(a.Strides[2]),
 		g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), g.e(b.Strides[2]), out.c, M, N, N)
 	if inside {

@@ -67,12 +67,13 @@ func packableMM(m, n, k, sa1, sb1 loopir.Expr) bool {
 // copied element and 100 GFLOP/s per core).
 const packMinRatio = 4000
 
-// gemmCall writes an mm's call: fn(args) as gemmFn names it, and, when the
-// kernel may choose (packable: an operand is transposed), the candidate
-// that copies the transposed operands row-major and calls the OpenBLAS- or
+// gemmCall writes an mm's call: fn(args) as gemmFn names it (with the
+// skinny-M candidate where skinny, gemm_skinny.go), and, when the kernel
+// may choose (packable: an operand is transposed), the candidate that
+// copies the transposed operands row-major and calls the OpenBLAS- or
 // oneDNN-first GEMM (by choiceDNNL) on the copies.
-func (g *kernelGen) gemmCall(t string, packable bool, args string) {
-	fn := g.gemmFn(t)
+func (g *kernelGen) gemmCall(t string, packable, skinny bool, args string) {
+	fn := g.gemmFn(t, skinny)
 	if !packable || !g.r.d.Entry || g.r.d.GlobalIdx != "" || (t != "float" && t != "double") {
 		g.line("%s(%s);", fn, args)
 		return

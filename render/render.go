@@ -370,6 +370,7 @@ func (r *renderer) program() (*Source, error) {
 		head.WriteString(gemmPrelude(r))
 		head.WriteString(convPrelude(r))
 		head.WriteString(gemmPackPrelude(r, head.String())) // gemm_pack.go
+		head.WriteString(gemmSkinnyPrelude(r))              // gemm_skinny.go
 		head.WriteString(topkPrelude(r))
 		head.WriteString(streamPreludeOf(r)) // gather_stream.go
 	}

@@ -1,0 +1,62 @@
+package compiler_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"gcdbg/compiler"
+)
+
+// The skinny-M GEMM candidate's loops (render/gemm_skinny.go: the 5x5
+// tile's 25 simd reduction accumulators, the single rows' 1x5 tile and the
+// last columns' dot products), in the program of
+// runner/testdata/skinny_linear.json (Linear layers of 12 and 2 rows), are
+// reported vectorized by gcc under the build's flags (no -ffast-math: the
+// omp simd reduction clause allows the lanes' partial sums). The generic
+// check (checkSimdLoopsVectorized) skips the function: the kernels name it
+// in a choice expression, not in a call. Its values are checked against
+// PyTorch by the runner's TestSkinnyGEMMMatchesPyTorch.
+func TestSkinnyGEMMVectorizes(t *testing.T) {
+	u := loadUnits(t, "../runner/testdata/skinny_linear.json")[0]
+	src := renderLP(t, u, u.Programs[0])
+	if !strings.Contains(src.Code, "gcdbg_c & 128 ? gcdbg_gemm_skinny_float : ") {
+		t.Fatal("no kernel offers the skinny-M GEMM")
+	}
+	art, err := compiler.Build(src.Program(), compiler.Options{CacheDir: t.TempDir(), VecReport: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(src.Code, "\n")
+	in, loops := false, 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, "static ") && strings.Contains(l, " gcdbg_gemm_skinny_float(") {
+			in = true
+		}
+		if !in {
+			continue
+		}
+		if l == "}" {
+			break
+		}
+		if !strings.HasPrefix(strings.TrimSpace(l), "#pragma omp simd") {
+			continue
+		}
+		loops++
+		loop, ok := i+2, false // 1-based line of the for statement after the pragma
+		for _, r := range strings.Split(art.VecReport, "\n") {
+			for ln := loop; ln <= loop+8; ln++ {
+				if strings.HasPrefix(r, fmt.Sprintf("kernel.c:%d:", ln)) && strings.Contains(r, "loop vectorized") {
+					ok = true
+				}
+			}
+		}
+		if !ok {
+			t.Errorf("the skinny-M GEMM's simd loop at line %d is not reported vectorized:\n%s\n--- report:\n%s",
+				loop, strings.Join(lines[i:min(i+8, len(lines))], "\n"), art.VecReport)
+		}
+	}
+	if loops != 3 {
+		t.Errorf("%d simd loops in gcdbg_gemm_skinny_float, want 3 (the 5x5 tile, the single rows, the last columns)", loops)
+	}
+}
