@@ -8,10 +8,11 @@ import (
 	"gcdbg/compiler"
 )
 
-// The skinny-M GEMM candidate's loops (render/gemm_skinny.go: the 5x5
+// The skinny-M GEMM candidate's loops (render/gemm_skinny.go: NT, the 5x5
 // tile's 25 simd reduction accumulators, the single rows' 1x5 tile and the
-// last columns' dot products), in the program of
-// runner/testdata/skinny_linear.json (Linear layers of 12 and 2 rows), are
+// last columns' dot products; NN, the 5 x 32 register tile and the single
+// rows of any width), in the program of runner/testdata/skinny_linear.json
+// (Linear layers of 12 and 2 rows, x @ u), are
 // reported vectorized by gcc under the build's flags (no -ffast-math: the
 // omp simd reduction clause allows the lanes' partial sums). The generic
 // check (checkSimdLoopsVectorized) skips the function: the kernels name it
@@ -56,7 +57,7 @@ func TestSkinnyGEMMVectorizes(t *testing.T) {
 				loop, strings.Join(lines[i:min(i+8, len(lines))], "\n"), art.VecReport)
 		}
 	}
-	if loops != 3 {
-		t.Errorf("%d simd loops in gcdbg_gemm_skinny_float, want 3 (the 5x5 tile, the single rows, the last columns)", loops)
+	if loops != 5 {
+		t.Errorf("%d simd loops in gcdbg_gemm_skinny_float, want 5 (NT: the 5x5 tile, the single rows, the last columns; NN: the 5-row tile, the single rows)", loops)
 	}
 }

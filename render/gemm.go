@@ -272,7 +272,7 @@ func (g *kernelGen) extern(n *loopir.Node) {
 			g.line("/* %s written transposed into %s (C^T = B^T A^T) */", n.Name, fold.buf)
 			g.gemmThreads(g.ctype(ob.DType), func() {
 				g.gemmCall(g.ctype(ob.DType), packableMM(b.Sizes[1], a.Sizes[0], a.Sizes[1], b.Strides[0], a.Strides[0]),
-					skinnyMM(ob.DType, b.Sizes[1], b.Strides[0], a.Strides[1]), fmt.Sprintf("%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d",
+					skinnyMM(ob.DType, b.Sizes[1], b.Strides[0], a.Strides[1], a.Strides[0]), fmt.Sprintf("%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d",
 						N, M, K, g.ptr(b), g.e(b.Strides[1]), g.e(b.Strides[0]),
 						g.ptr(a), g.e(a.Strides[1]), g.e(a.Strides[0]), out.c, fold.colStride))
 			})
@@ -280,7 +280,7 @@ func (g *kernelGen) extern(n *loopir.Node) {
 		}
 		g.gemmThreads(g.ctype(ob.DType), func() {
 			g.gemmCall(g.ctype(ob.DType), packableMM(a.Sizes[0], b.Sizes[1], a.Sizes[1], a.Strides[1], b.Strides[1]),
-				skinnyMM(ob.DType, a.Sizes[0], a.Strides[1], b.Strides[0]), fmt.Sprintf("%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s",
+				skinnyMM(ob.DType, a.Sizes[0], a.Strides[1], b.Strides[0], b.Strides[1]), fmt.Sprintf("%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s",
 					M, N, K, g.ptr(a), g.e(a.Strides[0]), g.e(a.Strides[1]),
 					g.ptr(b), g.e(b.Strides[0]), g.e(b.Strides[1]), out.c, N))
 		})

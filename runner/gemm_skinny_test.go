@@ -8,9 +8,10 @@ import (
 
 // The skinny-M GEMM candidate (render/gemm_skinny.go) on
 // testdata/models/skinny_linear.py (exported from PyTorch 1.13): Linear
-// layers of 12 and 2 rows, K = 67 and 163, N = 163 and 40 (partial tiles
-// in rows, columns and the simd lanes), one product's epilogue adding the
-// other's, rows of NaN and +-Inf from a NaN and two infinite inputs. Forced
+// layers of 12 and 2 rows, K = 67 and 163, N = 163 and 40 (NT: partial
+// tiles in rows, columns and the simd lanes), one product's epilogue
+// adding the other's, and an NN product x @ u of 12 x 70 (a partial block
+// of columns), rows of NaN and +-Inf from a NaN and two infinite inputs. Forced
 // on the team (choice 128) and on one thread (129), every mm kernel runs
 // it and every output matches PyTorch and the eager interpreter, NaN and
 // Inf at PyTorch's positions.
@@ -28,15 +29,18 @@ func TestSkinnyGEMMMatchesPyTorch(t *testing.T) {
 						ran++
 					}
 				}
-				if len(g.Outputs) != 2 {
-					t.Fatalf("%d outputs, want 2", len(g.Outputs))
+				if len(g.Outputs) != 3 {
+					t.Fatalf("%d outputs, want 3", len(g.Outputs))
 				}
 				if o := g.Outputs[0].VsExpected; o == nil || o.NonFinite != 3*163 {
 					t.Errorf("output 0 vs PyTorch: %+v, want the NaN and +-Inf rows 3, 7 and 9 compared", o)
 				}
+				if o := g.Outputs[2].VsExpected; o == nil || o.NonFinite != 70 {
+					t.Errorf("output 2 vs PyTorch: %+v, want the NaN row 3 compared", o)
+				}
 			}
-			if ran != 3 {
-				t.Errorf("%d kernels ran the %s, want the 3 Linear layers'", ran, c.label)
+			if ran != 4 {
+				t.Errorf("%d kernels ran the %s, want the 3 Linear layers' and x @ u", ran, c.label)
 			}
 		})
 	}

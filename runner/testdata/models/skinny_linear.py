@@ -2,8 +2,9 @@
 # OpenMP team, 129 on one thread): an LSTM step's two input and hidden products added, 12 rows
 # (two tiles of 5 and 2 single rows), K = 67 (not a multiple of the 8 lanes), N = 163 (three
 # tiles' worth of columns short of a multiple of 5), then a Linear of 2 rows (single rows only,
-# below the team's size). x's row 3 holds a NaN, h's row 7 +Inf and row 9 -Inf: their rows of the
-# gates are NaN or +-Inf by the weights' signs, as in PyTorch's GEMM.
+# below the team's size), and x @ u with u stored [in, out] (the NN path: 12 rows, 70 columns, two
+# blocks of 32 and 6). x's row 3 holds a NaN, h's row 7 +Inf and row 9 -Inf: their rows of the
+# gates (and row 3 of x @ u) are NaN or +-Inf by the weights' signs, as in PyTorch's GEMM.
 #
 #     /usr/bin/python3 exporter/gcdbg_export.py runner/testdata/models/skinny_linear.py \
 #         -o runner/testdata/skinny_linear.json --seed 0 --runs 0
@@ -19,10 +20,11 @@ class M(nn.Module):
         self.ih = nn.Linear(67, 163)
         self.hh = nn.Linear(67, 163)
         self.o = nn.Linear(163, 40)
+        self.u = nn.Parameter(torch.randn(67, 70) / 8)
 
     def forward(self, x, h):
         g = self.ih(x) + self.hh(h)
-        return g, self.o(torch.tanh(g[:2]))
+        return g, self.o(torch.tanh(g[:2])), x @ self.u
 
 
 def make():
