@@ -55,8 +55,8 @@ makes one from a PyTorch model), readable graph text (def forward(self, x:
 seed MLP (Flatten + Linear 784→512→512→10 with ReLU).
 
 Choices by measurement: where a kernel can run more than one way (OpenBLAS,
-oneDNN's sgemm or the generated GEMM; its loops on the OpenMP team or on one
-thread), run and
+oneDNN's sgemm, the generated GEMM or, for GEMMs of at most 32 rows, the
+skinny-M GEMM; its loops on the OpenMP team or on one thread), run and
 bench time each way once per kernel, shape and machine on the run's own data,
 keep the fastest and cache the choice beside the build cache; the kernels
 stage and run's kernel table show it with the timings that decided it.
