@@ -17,7 +17,8 @@ import (
 // omp simd reduction clause allows the lanes' partial sums). The generic
 // check (checkSimdLoopsVectorized) skips the function: the kernels name it
 // in a choice expression, not in a call. Its values are checked against
-// PyTorch by the runner's TestSkinnyGEMMMatchesPyTorch.
+// PyTorch by the runner's TestSkinnyGEMMMatchesPyTorch. The build (-Wall)
+// warns about nothing.
 func TestSkinnyGEMMVectorizes(t *testing.T) {
 	u := loadUnits(t, "../runner/testdata/skinny_linear.json")[0]
 	src := renderLP(t, u, u.Programs[0])
@@ -27,6 +28,11 @@ func TestSkinnyGEMMVectorizes(t *testing.T) {
 	art, err := compiler.Build(src.Program(), compiler.Options{CacheDir: t.TempDir(), VecReport: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, r := range strings.Split(art.VecReport, "\n") {
+		if strings.Contains(r, "warning:") {
+			t.Errorf("gcc warns: %s", r)
+		}
 	}
 	lines := strings.Split(src.Code, "\n")
 	in, loops := false, 0
