@@ -23,9 +23,16 @@ func Run(g *ir.Graph, override Inputs) ([]ir.Value, error) {
 
 // RunWith is Run under opt (the float64 reference runs).
 func RunWith(g *ir.Graph, override Inputs, opt Options) ([]ir.Value, error) {
-	env, err := evalWith(g, override, newPrecision(opt), true, nil)
+	env, err := evalWith(g, override, newPrecision(opt), true, opt.Keep)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Kept != nil {
+		for n := range opt.Keep {
+			if v, ok := env[n]; ok {
+				opt.Kept[n] = v
+			}
+		}
 	}
 	out := g.OutputNode()
 	if out == nil || len(out.Args) == 0 {
@@ -83,6 +90,9 @@ func evalWith(g *ir.Graph, override Inputs, p *precision, free bool, keep map[*i
 		v, err := evalNode(g, n, env, override, pn)
 		if err != nil {
 			return env, fmt.Errorf("graph %q: node %q: %w", g.Name, n.Name, err)
+		}
+		if p != nil && p.flip[n] != nil {
+			v = flipped(v, p.flip[n])
 		}
 		env[n] = v
 		if exact != nil {

@@ -38,6 +38,15 @@ type Options struct {
 	Precision Precision
 	// Seed makes Float64Noise reproducible.
 	Seed uint64
+	// Flip inverts, in a Float64 or Float64Noise run, the listed flat
+	// elements of these nodes' bool results: comparisons whose input sits
+	// within rounding of the threshold, decided the other way (the
+	// verdict's flipped reference, runner/flips.go).
+	Flip map[*ir.Node][]int
+	// Keep lists nodes whose values RunWith also stores in Kept (filled in
+	// place; RunWith otherwise drops every value but the outputs).
+	Keep map[*ir.Node]bool
+	Kept map[*ir.Node]ir.Value
 }
 
 // unitRoundoff is float32's: half an ulp of 1.
@@ -45,6 +54,7 @@ const unitRoundoff = 1.0 / (1 << 24)
 
 // precision is a run's state for the float64 modes; nil is Native.
 type precision struct {
+	flip  map[*ir.Node][]int
 	noise bool
 	rng   *rand.Rand
 	// src is rng's generator (perturbFlat moves it ahead).
@@ -54,10 +64,10 @@ type precision struct {
 func newPrecision(opt Options) *precision {
 	switch opt.Precision {
 	case Float64:
-		return &precision{}
+		return &precision{flip: opt.Flip}
 	case Float64Noise:
 		src := rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15)
-		return &precision{noise: true, rng: rand.New(src), src: src}
+		return &precision{flip: opt.Flip, noise: true, rng: rand.New(src), src: src}
 	}
 	return nil
 }
@@ -528,4 +538,25 @@ func shares(t *tensor.Tensor, ins []*tensor.Tensor) bool {
 		}
 	}
 	return false
+}
+
+// flipped is v with the elements idx of its bool tensor inverted (a copy);
+// v itself where it is no bool tensor or an index is out of range.
+func flipped(v ir.Value, idx []int) ir.Value {
+	t, ok := v.(*tensor.Tensor)
+	if !ok || t.DType != tensor.Bool {
+		return v
+	}
+	c := t.Clone()
+	n := c.Numel()
+	for _, i := range idx {
+		if i >= 0 && i < n {
+			if c.Flat(i) != 0 {
+				c.SetFlat(i, 0)
+			} else {
+				c.SetFlat(i, 1)
+			}
+		}
+	}
+	return c
 }

@@ -16,6 +16,10 @@ import (
 // float64 with simulated float32 rounding (the baseline's noise).
 type references struct {
 	native, f64, noise *stages.RefRun
+	// flipped is F with the comparisons decided by rounding decided the
+	// other way (flips.go), flippedName its baseline's name; nil if none.
+	flipped     *stages.RefRun
+	flippedName string
 	// f64Err says why there is no float64 reference.
 	f64Err error
 	exp    *ir.Expected
@@ -52,8 +56,21 @@ func newReferencesSaying(u *stages.Unit, running func(what string) func()) (*ref
 			r.initial[wb.Target] = td.T
 		}
 	}
-	if r.f64, r.f64Err = run("reference runs: 2 of 3 (float64)", interp.Options{Precision: interp.Float64}, nil); r.f64Err == nil {
-		r.noise, _ = run("reference runs: 3 of 3 (float64 with simulated float32 rounding)", interp.Options{Precision: interp.Float64Noise, Seed: interp.NoiseSeed}, nil)
+	// The float64 runs also keep the values the joint graph's comparisons
+	// decide on (flips.go).
+	var sites []flipSite
+	if u.Joint != nil {
+		sites = flipSites(u.Joint.Graph)
+	}
+	fOpt := interp.Options{Precision: interp.Float64, Keep: flipKeep(sites), Kept: map[*ir.Node]ir.Value{}}
+	nOpt := interp.Options{Precision: interp.Float64Noise, Seed: interp.NoiseSeed, Keep: fOpt.Keep, Kept: map[*ir.Node]ir.Value{}}
+	if r.f64, r.f64Err = run("reference runs: 2 of 3 (float64)", fOpt, nil); r.f64Err == nil {
+		r.noise, _ = run("reference runs: 3 of 3 (float64 with simulated float32 rounding)", nOpt, nil)
+		if r.noise != nil && len(sites) > 0 {
+			r.flipped, r.flippedName = flippedRun(u, fOpt.Kept, nOpt.Kept, sites, func(what string, opt interp.Options) (*stages.RefRun, error) {
+				return run(what, opt, nil)
+			})
+		}
 	}
 	return r, nil
 }
@@ -143,6 +160,9 @@ func (r *references) judge(w what, got *tensor.Tensor) (vsExpected, vsEager *ver
 		note = "the float64 run has no such value"
 	}
 	base := verdict.Baselines(pt, native, noise)
+	if ft := w.pick(r.flipped); ft != nil && f64 != nil {
+		base = append(base, verdict.Baseline{Name: r.flippedName, T: ft})
+	}
 	if pt != nil {
 		j := verdict.Judge(verdict.Input{Result: got, Against: pt, Ref64: f64, RefNote: note, Baselines: base,
 			Independent: pt, Noise: noise})
