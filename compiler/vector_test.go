@@ -179,9 +179,37 @@ func TestVectorReductionsMatchPyTorch(t *testing.T) {
 // vectorized and the backward computes what the eager interpreter does
 // (the runner's fixture test compares it with PyTorch's grads).
 func TestColumnReductionVectorized(t *testing.T) {
-	u := loadUnits(t, "../fixtures/mlp.json")[0]
-	saved := interp.Inputs{}
+	if len(columnReductions(t, "../fixtures/mlp.json")) == 0 {
+		t.Error("no column reduction in the MLP's programs")
+	}
+}
+
+// cross_entropy over a [B, C, T] logit tensor (a WaveNet's per-sample
+// classes, runner/testdata/relu_flip_wavenet.json: B8, C256, T512) sums
+// each position's exponentials along C, T floats apart: a column
+// reduction, although the kernel stores the targets' ignore mask before
+// the sum (a member the sum does not read). Before, it was a scalar loop
+// reading one float per cache line: 25.6 ms, 2.65 GB/s at B8 x T4096.
+func TestCrossEntropyOverChannelsIsAColumnReduction(t *testing.T) {
+	ks := columnReductions(t, "../runner/testdata/relu_flip_wavenet.json")
 	found := false
+	for _, k := range ks {
+		found = found || strings.Contains(k, "cross_entropy_neg")
+	}
+	if !found {
+		t.Errorf("cross_entropy's class sum is no column reduction; column reductions: %v", ks)
+	}
+}
+
+// columnReductions builds every program of the trace's first unit, checks
+// their values against the eager interpreter and that each column
+// reduction's column loop is reported vectorized, and returns the column
+// reductions' kernel declarations.
+func columnReductions(t *testing.T, path string) []string {
+	t.Helper()
+	u := loadUnits(t, path)[0]
+	saved := interp.Inputs{}
+	var found []string
 	for _, lp := range u.Programs {
 		src := renderLP(t, u, lp)
 		art, err := compiler.Build(src.Program(), compiler.Options{CacheDir: t.TempDir(), VecReport: true})
@@ -196,7 +224,9 @@ func TestColumnReductionVectorized(t *testing.T) {
 			if !strings.Contains(l, "column reduction: blocks of") {
 				continue
 			}
-			found = true
+			if i+1 < len(lines) {
+				found = append(found, lines[i+1])
+			}
 			simd := 0
 			for j := i; j < len(lines) && !strings.HasPrefix(lines[j], "}"); j++ {
 				if strings.TrimSpace(lines[j]) == "#pragma omp simd" {
@@ -217,7 +247,5 @@ func TestColumnReductionVectorized(t *testing.T) {
 			}
 		}
 	}
-	if !found {
-		t.Error("no column reduction in the MLP's programs")
-	}
+	return found
 }

@@ -45,7 +45,11 @@ func (g *kernelGen) columnReduction(pass, slot map[*loopir.Node]int) bool {
 			continue
 		}
 		if n.Kind != loopir.Reduction {
-			if g.level(n) != "outer" || slot[n] != 1 {
+			// After the pass (slot 1), or before it (slot 0) where no
+			// reduction reads it: columnNest writes both after the pass
+			// (cross_entropy over a [B, C, T] logit tensor stores its
+			// target mask before the class sum).
+			if g.level(n) != "outer" || slot[n] > 1 || slot[n] == 0 && g.feedsReduction(n) {
 				return false
 			}
 			continue
@@ -71,6 +75,31 @@ func (g *kernelGen) columnReduction(pass, slot map[*loopir.Node]int) bool {
 		}
 	}
 	return column
+}
+
+// feedsReduction reports whether a reduction of the kernel reads n's
+// buffer, directly or through inlined members.
+func (g *kernelGen) feedsReduction(n *loopir.Node) bool {
+	var reads func(m *loopir.Node, seen map[*loopir.Node]bool) bool
+	reads = func(m *loopir.Node, seen map[*loopir.Node]bool) bool {
+		for _, rd := range m.Reads {
+			w := g.r.writer[rd.Buffer]
+			if w == nil || !g.member[w] || seen[w] {
+				continue
+			}
+			seen[w] = true
+			if w == n || g.inline[w.Name] != nil && reads(w, seen) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, m := range g.k.Nodes {
+		if m.Kind == loopir.Reduction && reads(m, map[*loopir.Node]bool{}) {
+			return true
+		}
+	}
+	return false
 }
 
 // lastVar is the name of the innermost non-unit variable of ranges.
@@ -181,8 +210,8 @@ func (g *kernelGen) columnNest(slot map[*loopir.Node]int) {
 		}
 		g.storeValue(a.n, v, a.vars, a.tmps)
 	}
-	for _, m := range g.k.Nodes {
-		if s, ok := slot[m]; ok && s == 1 && g.inline[m.Name] == nil && m.Kind != loopir.Reduction {
+	for _, m := range g.k.Nodes { // kernel order: a slot-0 member before the slot-1 members reading it
+		if s, ok := slot[m]; ok && s <= 1 && g.inline[m.Name] == nil && m.Kind != loopir.Reduction {
 			g.emitMember(m)
 		}
 	}
