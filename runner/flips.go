@@ -136,7 +136,7 @@ func flippedRun(u *stages.Unit, f, noise map[*ir.Node]ir.Value, sites []flipSite
 		return nil, ""
 	}
 	what := fmt.Sprintf("float64 with %d comparison element(s) within rounding of the threshold flipped", total)
-	rr, err := run("reference runs: 4 of 4 ("+what+")", interp.Options{Precision: interp.Float64, Flip: flips})
+	rr, err := run("reference runs: a 4th, "+what, interp.Options{Precision: interp.Float64, Flip: flips})
 	if err != nil {
 		return nil, ""
 	}
