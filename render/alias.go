@@ -1,6 +1,7 @@
 package render
 
 import (
+	"slices"
 	"strconv"
 
 	"gcdbg/loopir"
@@ -19,16 +20,19 @@ import (
 // reading the same input (a cross-entropy's saved logits, copied in the
 // pass that takes their row max: 10 MB written per forward) leaves that
 // kernel. Only the C dialect does it (its manifest outputs are slot
-// numbers).
+// numbers). A copy that another kernel reads too (a buffer's clone fed to
+// a bmm and saved for the backward: MoCo's `self.queue.clone()`) stays:
+// its readers name the copy's buffer, which would have no memory.
 func (r *renderer) aliasInputOutputs() {
 	if r.d.GlobalIdx != "" {
 		return
 	}
+	readers := r.readerSets() // slice_scatter_fold.go
 	var kept []*loopir.Kernel
 	for _, k := range r.kernels {
 		var nodes []*loopir.Node
 		for _, c := range k.Nodes {
-			if in, out, ok := r.inputCopy(c); ok && !readInKernel(k, out) {
+			if in, out, ok := r.inputCopy(c); ok && !readInKernel(k, out) && !readOutside(readers[out], k) {
 				r.aliasOf[out] = in
 				r.elide(out, "the input "+in+"'s slot is this output (alias.go)")
 				delete(r.writer, out)
@@ -61,6 +65,17 @@ func readInKernel(k *loopir.Kernel, buf string) bool {
 			if d.Buffer == buf {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// readOutside reports whether a node of a kernel other than k is among
+// readers.
+func readOutside(readers map[*loopir.Node]bool, k *loopir.Kernel) bool {
+	for n := range readers {
+		if !slices.Contains(k.Nodes, n) {
+			return true
 		}
 	}
 	return false
