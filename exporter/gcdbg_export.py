@@ -1409,7 +1409,20 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
     # so the recorded draws are exactly the ones behind `expected`.
     rng = torch.get_rng_state()
     versions = {k: b._version for k, b in buffers.items()}
-    outs, grads, any_grad = compute_expected(fn, example_inputs, grad_params, placeholders)
+    try:
+        outs, grads, any_grad = compute_expected(fn, example_inputs, grad_params, placeholders)
+    except (RuntimeError, TypeError, ValueError, IndexError) as e:
+        # the model's own error in PyTorch's eager run (an in-place write autograd needs undone,
+        # a Python attribute forward set to a traced value while torch.fx traced it): say so
+        # with the user's line instead of a traceback through the exporter
+        raise CaptureError(
+            "gcdbg exporter: PyTorch's own run of %r on the example inputs (the reference run: "
+            "forward, then the gradients) failed%s: %s: %s\n  what to change: the model fails "
+            "in PyTorch itself, outside gcdbg: fix it so that the forward and `loss.backward()` "
+            "run eagerly; if they do, look for Python state forward changes (`self.ptr = ...` "
+            "computed from a tensor's shape holds a torch.fx proxy after tracing)"
+            % (getattr(fn, "__name__", type(fn).__name__), _traceback_line(e.__traceback__),
+               type(e).__name__, str(e).split("\n")[0])) from e
     # expected.buffers: every buffer the step mutated (BatchNorm running stats and
     # num_batches_tracked in training mode), by qualified name, after the step
     # (ATen's batch_norm writes running stats through raw pointers, without a version bump:
@@ -1524,6 +1537,43 @@ def _as_tensor(v):
                       % (v, type(v).__name__))
 
 
+def _state_values(fn):
+    """Copies of a module's parameters and buffers (empty for a function)."""
+    if not isinstance(fn, torch.nn.Module):
+        return {}
+    state = dict(fn.named_parameters())
+    state.update(fn.named_buffers())
+    return {k: (t, t.detach().clone()) for k, t in state.items()}
+
+
+def _refuse_trace_time_writes(fn, before):
+    """Refuse a model whose parameters or buffers changed while torch.fx traced its forward.
+    torch.fx passes proxies for the inputs, parameters and buffers it sees, but a write through
+    `.data` (MoCo's momentum update `param_k.data.mul_(m).add_(param_q.data, alpha=1 - m)` in
+    forward) or on a tensor reached another way runs on the real tensor, once, while tracing:
+    the graph does not hold it, and the reference run applies it once more."""
+    changed = [k for k, (t, v) in before.items()
+               if t.shape != v.shape or not torch.equal(t.detach(), v)]
+    if not changed:
+        return
+    with torch.no_grad():  # leave the model as make() gave it
+        for k in changed:
+            t, v = before[k]
+            if t.shape == v.shape:
+                t.copy_(v)
+    more = " (and %d more)" % (len(changed) - 1) if len(changed) > 1 else ""
+    raise CaptureError(
+        "gcdbg exporter: cannot capture model %r with torch.fx: its forward changed %r%s while "
+        "torch.fx traced it, outside the graph: a write through `.data` (MoCo's momentum update "
+        "`param_k.data.mul_(m).add_(param_q.data, alpha=1 - m)` inside forward) or on a tensor "
+        "torch.fx does not trace runs once on the real tensor while tracing, so the trace would "
+        "hold neither the update nor the values PyTorch's reference run starts from\n"
+        "  what to change: make the update outside forward (in the training step, before "
+        "calling the model), or keep the copy in buffers (register_buffer) and update them "
+        "without `.data` inside `with torch.no_grad():`"
+        % (type(fn).__name__, changed[0], more))
+
+
 def _prepare(model, train):
     """Put a module in train/eval mode; in inference mode switch requires_grad off on its
     parameters. Returns a restore callback."""
@@ -1618,7 +1668,9 @@ def export(model_or_fn, example_inputs, name, out_path, *, train=False, graph_br
         ins = tuple(ins)
         restore = _prepare(fn, train)
         try:
+            before = _state_values(fn)
             gm = fx_capture(fn, ins)
+            _refuse_trace_time_writes(fn, before)
             graph_tensors = {} if multi else top_tensors
             g = export_graph(gm, fn, ins, "g%d" % i, store, top_tensors, graph_tensors,
                              train=train, user_files=user_files, innermost_first=True, runs=runs)
