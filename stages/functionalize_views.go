@@ -307,6 +307,7 @@ func basicSteps(index ir.Arg, ndim int) (steps []viewStep, ok bool) {
 		case int64:
 			steps = append(steps, viewStep{"select", []ir.Arg{dim, v}})
 		case ir.Slice:
+			v.Start, v.Stop, v.Step = knownInt(v.Start), knownInt(v.Stop), knownInt(v.Step)
 			for _, part := range []ir.Arg{v.Start, v.Stop, v.Step} {
 				if _, isInt := part.(int64); part != nil && !isInt {
 					return nil, false
@@ -328,6 +329,22 @@ func basicSteps(index ir.Arg, ndim int) (steps []viewStep, ok bool) {
 		}
 	}
 	return steps, true
+}
+
+// knownInt is a slice bound computed in the graph from sizes whose value
+// the graph's metadata holds (MoCo's `self.queue[:, 0:keys.shape[0]] = ...`:
+// a getitem of x.size() with value 32) as that int, as the decomposition
+// resolves it anyway; anything else unchanged. The write then becomes a
+// slice_scatter as with a constant bound: as an index_put its slice
+// argument reached the compiled program's eager fallback, which cannot
+// encode one.
+func knownInt(a ir.Arg) ir.Arg {
+	if n, ok := a.(*ir.Node); ok && n.Meta.Tensor == nil && n.Meta.HasValue {
+		if v, isInt := n.Meta.Value.(int64); isInt {
+			return v
+		}
+	}
+	return a
 }
 
 // viewChain emits the views of base that steps describe; the result has
