@@ -160,11 +160,14 @@ func (r *references) judge(w what, got *tensor.Tensor) (vsExpected, vsEager *ver
 		note = "the float64 run has no such value"
 	}
 	base := verdict.Baselines(pt, native, noise)
+	judge := verdict.Judge
 	if ft := w.pick(r.flipped); ft != nil && f64 != nil {
-		base = append(base, verdict.Baseline{Name: r.flippedName, T: ft})
+		judge = func(in verdict.Input) verdict.Judgement {
+			return secondChance(in, verdict.Baseline{Name: r.flippedName, T: ft})
+		}
 	}
 	if pt != nil {
-		j := verdict.Judge(verdict.Input{Result: got, Against: pt, Ref64: f64, RefNote: note, Baselines: base,
+		j := judge(verdict.Input{Result: got, Against: pt, Ref64: f64, RefNote: note, Baselines: base,
 			Independent: pt, Noise: noise})
 		vsExpected = &j
 		if !j.Match && w.kind == "grad" && r.exp.Grads[w.name] == nil {
@@ -178,7 +181,7 @@ func (r *references) judge(w what, got *tensor.Tensor) (vsExpected, vsEager *ver
 		}
 	}
 	if native != nil {
-		j := verdict.Judge(verdict.Input{Result: got, Against: native, Ref64: f64, RefNote: note, Baselines: base})
+		j := judge(verdict.Input{Result: got, Against: native, Ref64: f64, RefNote: note, Baselines: base})
 		vsEager = &j
 	} else {
 		vsEager = &verdict.Judgement{Why: fmt.Sprintf("gcdbg's eager run has no %s %s", w.kind, w.label())}
