@@ -64,7 +64,9 @@ func TestCaptureUnpackAndGlobalModules(t *testing.T) {
 // Normal(mu, std).rsample()) is told to write randn_like and the KL by hand,
 // not sent to graph_breaks; pack_padded_sequence (whose layout depends on
 // the lengths' values; fx fails inside it with "`__cuda_array_interface__`
-// must be a dict") is told to run the RNN on the padded batch and mask.
+// must be a dict") is told to run the RNN on the padded batch and mask;
+// int() of a buffer (MoCo's queue pointer) is told to keep a Python int
+// the training step advances.
 func TestCaptureErrorsSayWhatToChange(t *testing.T) {
 	for m, want := range map[string][]string{
 		"branch.py":            {"graph_breaks", "at branch.py:6 (`if x.sum() > 0:`)"},
@@ -72,6 +74,7 @@ func TestCaptureErrorsSayWhatToChange(t *testing.T) {
 		"range_size.py":        {"range(T)", "Python int", "at range_size.py:8 (`for t in range(x.size(0)):`)"},
 		"distributions_vae.py": {"torch.randn_like(std)", "KL term by hand", "at distributions_vae.py:13 (`q = torch.distributions.Normal("},
 		"packed_gru.py":        {"pack_padded_sequence", "padded batch and mask", "at packed_gru.py:9 (`packed = pack_padded_sequence("},
+		"int_buffer.py":        {"queue pointer", "Python attribute that the training step advances", "at int_buffer.py:16 (`ptr = int(self.queue_ptr)`)"},
 	} {
 		_, msg, err := export(t, m)
 		ee, ok := err.(*exec.ExitError)

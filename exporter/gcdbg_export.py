@@ -804,6 +804,12 @@ _CAPTURE_HINTS = [
     ("object is not callable",
      "a traced value was called as a function; check that no tensor shadows a module or a "
      "function name in forward"),
+    (("int() argument must be", "float() argument must be"),
+     "Python needs the value of a tensor here (int(self.queue_ptr), float(x)), which torch.fx does not have while tracing. A step's bookkeeping that Python "
+     "uses as a number (MoCo's queue pointer, a step counter) can stay a Python attribute that "
+     "the training step advances after calling the model, keeping the buffer beside it "
+     "(self.queue_ptr[0] = ptr traces); a size is x.shape[0]; a value-dependent choice is "
+     "torch.where, or a split with graph_breaks (docs/exporter.md)"),
     ("len()",
      "len() of a traced tensor is not known while tracing: use x.shape[0] (or x.size(0)), "
      "which gcdbg records as a size"),
