@@ -66,7 +66,9 @@ func TestCaptureUnpackAndGlobalModules(t *testing.T) {
 // the lengths' values; fx fails inside it with "`__cuda_array_interface__`
 // must be a dict") is told to run the RNN on the padded batch and mask;
 // int() of a buffer (MoCo's queue pointer) is told to keep a Python int
-// the training step advances.
+// the training step advances; torch.autocast inside forward (which fx does
+// not record: the trace computed float32 where PyTorch computed bfloat16)
+// is told to export without it or write the casts out.
 func TestCaptureErrorsSayWhatToChange(t *testing.T) {
 	for m, want := range map[string][]string{
 		"branch.py":            {"graph_breaks", "at branch.py:6 (`if x.sum() > 0:`)"},
@@ -75,6 +77,7 @@ func TestCaptureErrorsSayWhatToChange(t *testing.T) {
 		"distributions_vae.py": {"torch.randn_like(std)", "KL term by hand", "at distributions_vae.py:13 (`q = torch.distributions.Normal("},
 		"packed_gru.py":        {"pack_padded_sequence", "padded batch and mask", "at packed_gru.py:9 (`packed = pack_padded_sequence("},
 		"int_buffer.py":        {"queue pointer", "Python attribute that the training step advances", "at int_buffer.py:16 (`ptr = int(self.queue_ptr)`)"},
+		"autocast_forward.py":  {"torch.autocast", "write the casts out", "at autocast_forward.py:16 (`logits = self.fc2(F.gelu(self.fc1(x)))`)"},
 	} {
 		_, msg, err := export(t, m)
 		ee, ok := err.(*exec.ExitError)

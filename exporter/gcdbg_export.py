@@ -570,6 +570,15 @@ class _StackTracer(torch.fx.Tracer):
             not torch.equal(self._rng, torch.get_rng_state())
         p = super().create_proxy(kind, target, args, kwargs, *rest, **kw)
         gcdbg_gradmode.mark(p.node)  # made inside `with torch.no_grad():`?
+        if kind in ("call_function", "call_method", "call_module") and _autocast_on():
+            raise CaptureError(
+                "gcdbg exporter: cannot capture node %r with torch.fx%s: it runs under torch.autocast "
+                "(mixed precision), which torch.fx does not record: the graph would compute in "
+                "float32 what PyTorch's reference computes in float16/bfloat16, and every value "
+                "would differ\n  what to change: export the model without autocast (the float32 "
+                "step), or write the casts out (`x.to(torch.bfloat16)`, a module converted with "
+                "`.to(torch.bfloat16)`), which the trace records"
+                % (p.node.name, _current_user_line()))
         if drew:
             self._drew = (p.node,)
         return p
@@ -829,6 +838,29 @@ _CAPTURE_HINTS = [
 
 def _hint_matches(key, text):
     return any(k in text for k in key) if isinstance(key, tuple) else key in text
+
+
+def _autocast_on():
+    """Whether torch.autocast is active (CPU or CUDA) at this point of the trace."""
+    on = torch.is_autocast_enabled()
+    cpu = getattr(torch, "is_autocast_cpu_enabled", None)
+    return on or bool(cpu and cpu())
+
+
+def _current_user_line():
+    """" at file.py:12 (`code`)": the innermost frame of the current stack in the user's code
+    (as _traceback_line), or ""."""
+    lib = os.path.dirname(os.__file__)
+    f = sys._getframe(1)
+    while f is not None:
+        name = f.f_code.co_filename
+        if "/torch/" not in name and not os.path.basename(name).startswith("gcdbg_") and \
+                not name.startswith(lib) and not name.startswith("<"):
+            import linecache
+            code = linecache.getline(name, f.f_lineno).strip()
+            return " at %s:%d (`%s`)" % (os.path.basename(name), f.f_lineno, code)
+        f = f.f_back
+    return ""
 
 
 def _traceback_line(tb):
