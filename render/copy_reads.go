@@ -105,9 +105,15 @@ func (r *renderer) plainCopy(p *loopir.Node, ki int, outputs map[string]bool) (s
 // gather's), reading src at the element the copy took: the flat index
 // unravelled over ranges into the copy's variables, substituted into its
 // load index idx.
+//
+// A cat node (n.Cat) is left alone: its parts name the buffers it copies
+// (cat_copy.go renders them as copy loops), and a part cannot read through
+// an index; the copy then stays materialized (DGCNN's edge features,
+// cat((feature - x, x)) with x a repeat: the cat read a copy that had no
+// memory).
 func readThrough(n *loopir.Node, c, src string, idx loopir.Expr, ranges []loopir.Expr) (*loopir.Node, bool) {
 	sizes, ok := constList(ranges)
-	if !ok {
+	if !ok || n.Cat != nil {
 		return nil, false
 	}
 	through := func(f loopir.Expr) loopir.Expr {
