@@ -16,7 +16,7 @@ NAME = "moco_queue"
 TRAIN = True
 
 B, IMG, DIM, K, M, TAU = 32, 64, 128, 4096, 0.99, 0.2
-# MoCo's own `ptr = int(self.queue_ptr)` cannot be traced by torch.fx (README.md, finding 6);
+# MoCo's own `ptr = int(self.queue_ptr)` cannot be traced by torch.fx (README.md, finding 7);
 # True reads the pointer from a Python int the training loop advances after the step.
 USE_PY_PTR = True
 # MoCo's momentum update of the key encoder through `.data` inside forward runs while torch.fx
