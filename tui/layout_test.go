@@ -140,3 +140,21 @@ func TestLoadingIndicator(t *testing.T) {
 		t.Error("the spinner keeps ticking after the pipeline finished")
 	}
 }
+
+// Stepping the focused pane onto the stage the other pane shows says so
+// in the status line: "[normalized] ↔ normalized (both panes)".
+func TestStatusSaysBothPanesShowOneStage(t *testing.T) {
+	m := loaded(t, "transformer_block.json", 200, 50)
+	if s := screen(m); strings.Contains(s, "(both panes)") {
+		t.Fatalf("captured ↔ normalized says both panes:\n%s", s)
+	}
+	m = press(press(m, "]"), "]") // captured -> guards -> normalized
+	s := screen(m)
+	rows := strings.Split(s, "\n")
+	if last := rows[len(rows)-1]; !strings.Contains(last, "[normalized] ↔ normalized (both panes)") {
+		t.Errorf("after ] ] both panes show normalized and the status line does not say so: %q", last)
+	}
+	if s := screen(press(m, "]")); strings.Contains(s, "(both panes)") {
+		t.Errorf("after a third ] the panes differ and the status line still says both panes")
+	}
+}

@@ -329,6 +329,11 @@ func (m *Model) statusLine() string {
 	case m.doc() != nil:
 		a, b := m.stageDoc(m.focus).name, m.stageDoc(1-m.focus).name
 		s = fmt.Sprintf(" %s · %s · [%s] ↔ %s", termsafe.String(m.tr.Name), termsafe.String(m.doc().unit.Captured.Name), a, b)
+		if m.panes[0].stage == m.panes[1].stage {
+			// Stepping one pane onto the other's stage left nothing but the
+			// stage list's two marks saying so (examples/review6, finding 11).
+			s += " (both panes)"
+		}
 		if c := m.cursorNodes(); c != "" {
 			s += " · node " + c
 		}
