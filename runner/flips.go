@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"gcdbg/interp"
 	"gcdbg/ir"
@@ -157,34 +158,63 @@ func ambiguousFlips(sites []flipSite, f, noise map[*ir.Node]ir.Value) (map[*ir.N
 	return flips, len(all)
 }
 
-// flippedRun is the float64 reference with the ambiguous comparisons
-// decided the other way, and its baseline's name; nil where there is none.
-func flippedRun(u *stages.Unit, f, noise map[*ir.Node]ir.Value, sites []flipSite, run func(what string, opt interp.Options) (*stages.RefRun, error)) (*stages.RefRun, string) {
+// flippedRef is the float64 reference with the ambiguous comparisons
+// decided the other way, computed the first time a value needs it (most
+// graphs never do: every value matches without it): the joint graph alone,
+// whose grads are what it is compared on.
+type flippedRef struct {
+	name string
+	once sync.Once
+	run  func() *stages.RefRun
+	rr   *stages.RefRun
+}
+
+// get runs the flipped reference once; nil where it failed.
+func (f *flippedRef) get() *stages.RefRun {
+	if f == nil {
+		return nil
+	}
+	f.once.Do(func() { f.rr = f.run() })
+	return f.rr
+}
+
+// newFlippedRef decides the flips from the float64 and simulated runs'
+// values of the sites' inputs (which the caller may then drop); nil where
+// no element is ambiguous. running is the progress notice's wrapper.
+func newFlippedRef(u *stages.Unit, f, noise map[*ir.Node]ir.Value, sites []flipSite, running func(what string) func()) *flippedRef {
 	flips, total := ambiguousFlips(sites, f, noise)
 	if total == 0 {
-		return nil, ""
+		return nil
 	}
-	what := fmt.Sprintf("float64 with %d comparison element(s) within rounding of the threshold flipped", total)
-	rr, err := run("reference runs: a 4th, "+what, interp.Options{Precision: interp.Float64, Flip: flips})
-	if err != nil {
-		return nil, ""
-	}
-	return rr, what
+	name := fmt.Sprintf("float64 with %d comparison element(s) within rounding of the threshold flipped", total)
+	return &flippedRef{name: name, run: func() *stages.RefRun {
+		defer running("reference runs: a 4th, " + name)()
+		vals, err := interp.RunWith(u.Joint.Graph, nil, interp.Options{Precision: interp.Float64, Flip: flips})
+		if err != nil || len(vals) < u.Joint.NumOutputs {
+			return nil
+		}
+		return &stages.RefRun{Grads: vals[u.Joint.NumOutputs:]}
+	}}
 }
 
 // secondChance judges in, and where that fails, judges it again with
-// flip as one more baseline: a value whose difference from F the flipped
-// comparisons explain matches, and says so in Why and in its baselines.
-func secondChance(in verdict.Input, flip verdict.Baseline) verdict.Judgement {
+// flip() (nil: none) as one more baseline: a value whose difference from F
+// the flipped comparisons explain matches, and says so in Why and in its
+// baselines.
+func secondChance(in verdict.Input, flip func() *verdict.Baseline) verdict.Judgement {
 	j := verdict.Judge(in)
 	if j.Match {
 		return j
 	}
-	in.Baselines = append(append([]verdict.Baseline{}, in.Baselines...), flip)
+	fb := flip()
+	if fb == nil {
+		return j
+	}
+	in.Baselines = append(append([]verdict.Baseline{}, in.Baselines...), *fb)
 	j2 := verdict.Judge(in)
 	if !j2.Match {
 		return j
 	}
-	j2.Why = "matches only with " + flip.Name + " as a baseline: without it, " + j.Why
+	j2.Why = "matches only with " + fb.Name + " as a baseline: without it, " + j.Why
 	return j2
 }

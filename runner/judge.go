@@ -17,9 +17,8 @@ import (
 type references struct {
 	native, f64, noise *stages.RefRun
 	// flipped is F with the comparisons decided by rounding decided the
-	// other way (flips.go), flippedName its baseline's name; nil if none.
-	flipped     *stages.RefRun
-	flippedName string
+	// other way (flips.go), run when a value first needs it; nil if none.
+	flipped *flippedRef
 	// f64Err says why there is no float64 reference.
 	f64Err error
 	exp    *ir.Expected
@@ -67,9 +66,7 @@ func newReferencesSaying(u *stages.Unit, running func(what string) func()) (*ref
 	if r.f64, r.f64Err = run("reference runs: 2 of 3 (float64)", fOpt, nil); r.f64Err == nil {
 		r.noise, _ = run("reference runs: 3 of 3 (float64 with simulated float32 rounding)", nOpt, nil)
 		if r.noise != nil && len(sites) > 0 {
-			r.flipped, r.flippedName = flippedRun(u, fOpt.Kept, nOpt.Kept, sites, func(what string, opt interp.Options) (*stages.RefRun, error) {
-				return run(what, opt, nil)
-			})
+			r.flipped = newFlippedRef(u, fOpt.Kept, nOpt.Kept, sites, running)
 		}
 	}
 	return r, nil
@@ -161,9 +158,14 @@ func (r *references) judge(w what, got *tensor.Tensor) (vsExpected, vsEager *ver
 	}
 	base := verdict.Baselines(pt, native, noise)
 	judge := verdict.Judge
-	if ft := w.pick(r.flipped); ft != nil && f64 != nil {
+	if r.flipped != nil && f64 != nil && w.kind == "grad" {
 		judge = func(in verdict.Input) verdict.Judgement {
-			return secondChance(in, verdict.Baseline{Name: r.flippedName, T: ft})
+			return secondChance(in, func() *verdict.Baseline {
+				if ft := w.pick(r.flipped.get()); ft != nil {
+					return &verdict.Baseline{Name: r.flipped.name, T: ft}
+				}
+				return nil
+			})
 		}
 	}
 	if pt != nil {

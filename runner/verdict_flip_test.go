@@ -24,11 +24,11 @@ func TestReLUFlipWithinRoundingIsNoMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if refs.flipped == nil || !strings.Contains(refs.flippedName, "flipped") {
-		t.Fatalf("test premise: comparisons within rounding of their threshold are found and flipped (%q)", refs.flippedName)
+	if refs.flipped == nil || refs.flipped.get() == nil || !strings.Contains(refs.flipped.name, "flipped") {
+		t.Fatalf("test premise: comparisons within rounding of their threshold are found and flipped")
 	}
 	w := gradNamed(t, u, "out1.bias")
-	f, fl, pt := w.pick(refs.f64), w.pick(refs.flipped), refs.expected(w)
+	f, fl, pt := w.pick(refs.f64), w.pick(refs.flipped.get()), refs.expected(w)
 	scale := rmsOf(f)
 	if d := rmsDiff(fl, f); d < 1e-4*scale {
 		t.Fatalf("test premise: the flip moves out1.bias's gradient (%.3g of it)", d/scale)
@@ -39,7 +39,7 @@ func TestReLUFlipWithinRoundingIsNoMismatch(t *testing.T) {
 	// Elsewhere the flip changes nothing: out2's gradient does not go
 	// through that ReLU.
 	w2 := gradNamed(t, u, "out2.weight")
-	if d := rmsDiff(w2.pick(refs.flipped), w2.pick(refs.f64)); d != 0 {
+	if d := rmsDiff(w2.pick(refs.flipped.get()), w2.pick(refs.f64)); d != 0 {
 		t.Errorf("the flipped run moved out2.weight's gradient by %g", d)
 	}
 
