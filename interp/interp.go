@@ -23,7 +23,11 @@ func Run(g *ir.Graph, override Inputs) ([]ir.Value, error) {
 
 // RunWith is Run under opt (the float64 reference runs).
 func RunWith(g *ir.Graph, override Inputs, opt Options) ([]ir.Value, error) {
-	env, err := evalWith(g, override, newPrecision(opt), true, opt.Keep)
+	p := newPrecision(opt)
+	if p != nil {
+		p.pin = opt.Pin
+	}
+	env, err := evalWith(g, override, p, true, opt.Keep)
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +94,9 @@ func evalWith(g *ir.Graph, override Inputs, p *precision, free bool, keep map[*i
 		v, err := evalNode(g, n, env, override, pn)
 		if err != nil {
 			return env, fmt.Errorf("graph %q: node %q: %w", g.Name, n.Name, err)
+		}
+		if p != nil && p.pin[n] != nil {
+			v = pinned(v, p.pin[n])
 		}
 		if p != nil && p.flip[n] != nil {
 			v = flipped(v, p.flip[n])

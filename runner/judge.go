@@ -64,6 +64,7 @@ func newReferencesSaying(u *stages.Unit, running func(what string) func()) (*ref
 	fOpt := interp.Options{Precision: interp.Float64, Keep: flipKeep(sites), Kept: map[*ir.Node]ir.Value{}}
 	nOpt := interp.Options{Precision: interp.Float64Noise, Seed: interp.NoiseSeed, Keep: fOpt.Keep, Kept: map[*ir.Node]ir.Value{}}
 	if r.f64, r.f64Err = run("reference runs: 2 of 3 (float64)", fOpt, nil); r.f64Err == nil {
+		nOpt.Pin = pinDecisions(sites, fOpt.Kept)
 		r.noise, _ = run("reference runs: 3 of 3 (float64 with simulated float32 rounding)", nOpt, nil)
 		if r.noise != nil && len(sites) > 0 {
 			r.flipped = newFlippedRef(u, fOpt.Kept, nOpt.Kept, sites, running)
@@ -160,12 +161,7 @@ func (r *references) judge(w what, got *tensor.Tensor) (vsExpected, vsEager *ver
 	judge := verdict.Judge
 	if r.flipped != nil && f64 != nil && w.kind == "grad" {
 		judge = func(in verdict.Input) verdict.Judgement {
-			return secondChance(in, func() *verdict.Baseline {
-				if ft := w.pick(r.flipped.get()); ft != nil {
-					return &verdict.Baseline{Name: r.flipped.name, T: ft}
-				}
-				return nil
-			})
+			return secondChance(in, func() []flipEffect { return r.flipped.effects(w, f64) })
 		}
 	}
 	if pt != nil {
