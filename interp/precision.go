@@ -142,15 +142,11 @@ func (p *precision) result(d *ir.OpDef, args []ir.Value, out ir.Value) ir.Value 
 				mag, _ = tensor.Ones(t.Shape, tensor.Float64)
 			}
 		}
-		sc := noiseScale{abs: unitRoundoff * math.Sqrt(math.Max(1, terms))}
-		sc.rel = sc.abs
-		if d.Name == "aten.sum" || d.Name == "aten.mean" {
-			sc.rel = unitRoundoff * math.Sqrt(cascadeTerms(terms))
-		}
+		scale := unitRoundoff * math.Sqrt(math.Max(1, terms))
 		// One rounding per element (no sum of terms): a result that float32
 		// holds exactly is what float32 computes, and stays exact.
 		keepExact := mag == nil && terms <= 1
-		if p.perturbFlat(t, mag, sc, keepExact) {
+		if p.perturbFlat(t, mag, scale, keepExact) {
 			continue
 		}
 		n := t.Numel()
@@ -164,15 +160,21 @@ func (p *precision) result(d *ir.OpDef, args []ir.Value, out ir.Value) ir.Value 
 			if math.IsNaN(v) || math.IsInf(v, 0) || (keepExact && isFloat32(v)) {
 				continue
 			}
-			var m float64
+			// The rounding error of a sum is relative to its terms, not to
+			// its result: where the terms cancel (a gradient that is zero in
+			// exact arithmetic) float32 leaves noise of the size of the
+			// terms' 2-norm (a random walk of partial sums); where they do
+			// not, |result| >= that norm and the perturbation is relative.
+			size := math.Abs(v)
 			if mag != nil {
-				m = magAt(i)
+				if m := math.Abs(magAt(i)); m > size && !math.IsInf(m, 0) {
+					size = m
+				}
 			}
-			amp := sc.amplitude(v, m)
-			if amp == 0 {
+			if size == 0 {
 				continue
 			}
-			set(i, v+amp*(2*p.rng.Float64()-1))
+			set(i, v+size*scale*(2*p.rng.Float64()-1))
 		}
 	}
 	return out
@@ -189,7 +191,7 @@ var serialNoise bool
 // generator moved ahead past the draws of the chunks before it (a first
 // pass counts them): element i gets the draw the one loop gives it. false,
 // t untouched, where the element by element loop must run.
-func (p *precision) perturbFlat(t, mag *tensor.Tensor, sc noiseScale, keepExact bool) bool {
+func (p *precision) perturbFlat(t, mag *tensor.Tensor, scale float64, keepExact bool) bool {
 	if serialNoise || t.S.F == nil || !t.IsContiguous() || (mag != nil && (mag.S.F == nil || !mag.IsContiguous())) {
 		return false
 	}
@@ -201,8 +203,8 @@ func (p *precision) perturbFlat(t, mag *tensor.Tensor, sc noiseScale, keepExact 
 	}
 	apply := func(rng *rand.Rand, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if amp := noiseAmp(d, m, i, keepExact, sc); amp != 0 {
-				d[i] = tensor.Round(dt, d[i]+amp*(2*rng.Float64()-1))
+			if size := noiseSize(d, m, i, keepExact); size != 0 {
+				d[i] = tensor.Round(dt, d[i]+size*scale*(2*rng.Float64()-1))
 			}
 		}
 	}
@@ -215,7 +217,7 @@ func (p *precision) perturbFlat(t, mag *tensor.Tensor, sc noiseScale, keepExact 
 	tensor.EachChunk(n, parts, func(c, lo, hi int) {
 		k := uint64(0)
 		for i := lo; i < hi; i++ {
-			if noiseAmp(d, m, i, keepExact, sc) != 0 {
+			if noiseSize(d, m, i, keepExact) != 0 {
 				k++
 			}
 		}
@@ -233,57 +235,21 @@ func (p *precision) perturbFlat(t, mag *tensor.Tensor, sc noiseScale, keepExact 
 	return true
 }
 
-// noiseScale is the size of an op's simulated rounding: rel times its
-// result, or abs times its terms' 2-norm where that is larger.
-//
-// The rounding error of a sum is relative to its terms, not to its result:
-// where the terms cancel (a gradient that is zero in exact arithmetic)
-// float32 leaves noise of the size of the terms' 2-norm times u*sqrt(K) (a
-// random walk of partial sums; PyTorch strays further still, see
-// docs/verdict.md); where they do not, the result is the larger and the
-// perturbation relative. For a matmul or a convolution (BLAS accumulates
-// each output along K in order) that relative error is u*sqrt(K) too; a
-// reduction (sum, mean) is summed by every implementation in blocks -
-// PyTorch's cascade_sum in levels of 16, gcdbg's kernels in double - so
-// its relative error grows with the levels, not with sqrt(K)
-// (cascadeTerms). Modelled as sqrt(K), BatchNorm's sum of squares over
-// 32,768 terms moved every normalised activation by 5e-6 of itself, 50x a
-// float32 run, and the simulated run flipped ReLU masks that no float32 run
-// flips (runner TestSimulatedRunDecidesComparisonsAsF).
-type noiseScale struct{ rel, abs float64 }
-
-// amplitude is the perturbation's bound at a result v with terms' norm m
-// (0 where there is none; an infinite m ignored).
-func (s noiseScale) amplitude(v, m float64) float64 {
-	a := math.Abs(v) * s.rel
-	if m = math.Abs(m); !math.IsInf(m, 0) && m*s.abs > a {
-		a = m * s.abs
-	}
-	return a
-}
-
-// cascadeTerms is how many rounded terms the error of a K-term sum summed
-// in levels of 16 amounts to: 16 per level, at most K.
-func cascadeTerms(k float64) float64 {
-	if k <= 16 {
-		return math.Max(1, k)
-	}
-	return math.Min(k, 16*math.Ceil(math.Log(k)/math.Log(16)-1e-9))
-}
-
-// noiseAmp is the amplitude of element i's perturbation (m: the terms'
-// norms, nil for none); 0 where the element stays as it is (NaN, ±Inf, a
-// float32 value kept exact, or a zero size): no draw.
-func noiseAmp(d, m []float64, i int, keepExact bool, sc noiseScale) float64 {
+// noiseSize is what result scales element i's perturbation by: the larger
+// of |d[i]| and |m[i]| (m nil: |d[i]|; an infinite m[i] ignored); 0 where
+// the element stays as it is (NaN, ±Inf, or a zero size): no draw.
+func noiseSize(d, m []float64, i int, keepExact bool) float64 {
 	v := d[i]
 	if math.IsNaN(v) || math.IsInf(v, 0) || (keepExact && isFloat32(v)) {
 		return 0
 	}
-	var mm float64
+	size := math.Abs(v)
 	if m != nil {
-		mm = m[i]
+		if mm := math.Abs(m[i]); mm > size && !math.IsInf(mm, 0) {
+			size = mm
+		}
 	}
-	return sc.amplitude(v, mm)
+	return size
 }
 
 // isFloat32 reports whether v is a float32 value exactly. An op rounded
