@@ -492,8 +492,49 @@ func inRange(e, b Expr) bool {
 }
 
 // bounds returns inclusive lower and upper bounds of e as expressions.
-func bounds(e Expr) (lo, hi Expr, ok bool) {
+func bounds(e Expr) (lo, hi Expr, ok bool) { return boundsWith(e, nil) }
+
+// IndirectRange bounds the value of an indirect atom (inclusive); ok false
+// where it is unknown.
+type IndirectRange func(tmp string) (lo, hi int64, ok bool)
+
+// ProvenWithin proves 0 <= e < n from the ranges of e's loop variables and
+// of its indirect atoms (ind): an index computed from the loop variables
+// alone, clamped (a strided slice_scatter's source index), needs no check
+// at run time.
+func ProvenWithin(e, n Expr, ind IndirectRange) bool {
+	lo, hi, ok := boundsWith(e, ind)
+	if !ok {
+		return false
+	}
+	return nonneg(lo) && nonneg(Sub(Sub(n, C(1)), hi))
+}
+
+// BoundsConst is e's inclusive bounds where both are constants.
+func BoundsConst(e Expr, ind IndirectRange) (lo, hi int64, ok bool) {
+	l, h, ok := boundsWith(e, ind)
+	if !ok {
+		return 0, 0, false
+	}
+	lc, ok1 := l.(Const)
+	hc, ok2 := h.(Const)
+	if !ok1 || !ok2 {
+		return 0, 0, false
+	}
+	return lc.V, hc.V, true
+}
+
+func boundsWith(e Expr, ind IndirectRange) (lo, hi Expr, ok bool) {
 	switch x := e.(type) {
+	case Indirect:
+		if ind == nil {
+			return nil, nil, false
+		}
+		l, h, ok := ind(x.Tmp)
+		if !ok {
+			return nil, nil, false
+		}
+		return C(l), C(h), true
 	case Const:
 		return x, x, true
 	case Var:
@@ -504,7 +545,7 @@ func bounds(e Expr) (lo, hi Expr, ok bool) {
 	case Sym:
 		return C(1), x, true
 	case *FloorDivE:
-		l, h, ok := bounds(x.A)
+		l, h, ok := boundsWith(x.A, ind)
 		if !ok || !nonneg(l) {
 			return nil, nil, false
 		}
@@ -519,7 +560,7 @@ func bounds(e Expr) (lo, hi Expr, ok bool) {
 		for _, t := range x.Terms {
 			pl, ph := C(1), C(1)
 			for _, f := range t.Factors {
-				fl, fh, fok := bounds(f)
+				fl, fh, fok := boundsWith(f, ind)
 				if !fok || !nonneg(fl) {
 					return nil, nil, false
 				}

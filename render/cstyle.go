@@ -17,6 +17,8 @@ import (
 // pointwise member whose buffer never leaves the kernel is not emitted at
 // all but computed where it is loaded (inlined), as Inductor's loop bodies do.
 type kernelGen struct {
+	// pure caches pureRanges per node (computed_index.go).
+	pure map[*loopir.Node]map[string]irange
 	r      *renderer
 	idx    int
 	k      *loopir.Kernel
@@ -555,7 +557,7 @@ func (g *kernelGen) load(s loopir.Stmt, vars map[string]string, tmps map[string]
 		return value{"0", s.DType}
 	}
 	g.use(s.Buffer)
-	if g.r.d.Name == "c" && hasIndirect(s.Index) {
+	if g.r.d.Name == "c" && hasIndirect(s.Index) && !g.computedLoad(g.cur, s) {
 		return g.checkedLoad(s, st, vars, tmps)
 	}
 	elem := st.c + "[" + g.expr(s.Index, vars, tmps) + "]"

@@ -414,7 +414,7 @@ func (g *kernelGen) pointwiseNest(members []*loopir.Node) {
 		g.tiledNest(names, clause, members, emit)
 		return
 	}
-	if safe := simdSafe(members); !safe && g.gatherInner(g.sp.outer) {
+	if safe := g.simdSafeHere(members); !safe && g.gatherInner(g.sp.outer) {
 		if g.streamGather(names, clause, members, emit) { // gather_stream.go
 			return
 		}

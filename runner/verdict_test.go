@@ -352,3 +352,10 @@ func TestBufferPyTorchLeftUnchanged(t *testing.T) {
 		t.Fatalf("the flipped BatchNorm's running_mean must mismatch PyTorch's unchanged value: %+v", res.Graphs[0].Buffers)
 	}
 }
+
+// The strided slice_scatters of strided_slice_train's backward load at a
+// computed index without a bounds check (compiler
+// TestComputedSliceScatterIndexIsUnchecked); their values are PyTorch's.
+func TestStridedSliceBackwardMatches(t *testing.T) {
+	checkEagerAndCompiled(t, "testdata/strided_slice_train.json", 1, 2)
+}
