@@ -18,7 +18,7 @@ import (
 // all but computed where it is loaded (inlined), as Inductor's loop bodies do.
 type kernelGen struct {
 	// pure caches pureRanges per node (computed_index.go).
-	pure map[*loopir.Node]map[string]irange
+	pure   map[*loopir.Node]map[string]irange
 	r      *renderer
 	idx    int
 	k      *loopir.Kernel
