@@ -77,6 +77,10 @@ type KernelResult struct {
 	MS     float64  `json:"ms"`
 	GBps   float64  `json:"gbps"`
 	GFlops float64  `json:"gflops"`
+	// BestMS is the kernel's shortest time over the runs (MS is their
+	// median): what a STREAM-style roof, itself the best of its runs, is
+	// compared with (gcdbg bench's kernel table).
+	BestMS float64  `json:"best_ms,omitempty"`
 	Nodes  []string `json:"nodes"`
 	// Choice is the kernel's alternative chosen by measurement, with the
 	// timings that decided it (compiler/autotune.go); nil when it has none
@@ -189,6 +193,7 @@ func (cr *compiledRun) add(role string, m *compiler.Manifest, res *compiler.Exec
 				kr.MS = s * 1e3
 				kr.GBps = float64(k.Bytes) / s / 1e9
 				kr.GFlops = float64(k.Flops) / s / 1e9
+				kr.BestMS = res.BestKernelSeconds(k.Index) * 1e3
 			}
 			cr.kernels = append(cr.kernels, kr)
 		}

@@ -359,3 +359,30 @@ func TestBufferPyTorchLeftUnchanged(t *testing.T) {
 func TestStridedSliceBackwardMatches(t *testing.T) {
 	checkEagerAndCompiled(t, "testdata/strided_slice_train.json", 1, 2)
 }
+
+// Each kernel reports its best time over the runs beside the median
+// (gcdbg bench compares the best with the triad's best of runs).
+func TestKernelsReportBestOfRuns(t *testing.T) {
+	tr, err := trace.Load("testdata/strided_slice_train.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(tr, Options{Runs: 3, Device: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	timed := 0
+	for _, k := range res.Graphs[0].Kernels {
+		kr, ok := KernelOf(k)
+		if !ok || kr.MS <= 0 {
+			continue
+		}
+		timed++
+		if kr.BestMS <= 0 || kr.BestMS > kr.MS {
+			t.Errorf("%s: best %g ms, median %g ms", kr.Name, kr.BestMS, kr.MS)
+		}
+	}
+	if timed == 0 {
+		t.Fatal("test premise: timed kernels")
+	}
+}

@@ -137,11 +137,16 @@ one). A load average of half the CPUs or more prints a warning: times then vary.
 	}
 	writeGmeans(stdout, rows)
 	fmt.Fprintln(stdout, "roofline: the time the kernels would take at the roofs (bytes / triad, flops / sgemm, the larger per kernel) over their measured time")
-	fmt.Fprintln(stdout, "\nkernels of 1 MB or more, bandwidth as a fraction of the triad:")
+	fmt.Fprintln(stdout, "\nkernels of 1 MB or more, bandwidth as a fraction of the triad (median of the runs; best of the runs, as the triad is):")
 	for _, r := range rows {
 		for _, k := range r.kernels {
 			if k.MS > 0 && k.GBps*k.MS*1e6 >= 1<<20 && k.Kind != "extern" {
-				fmt.Fprintf(stdout, "  %-22s %-9s %-40s %9.4f ms %7.2f GB/s %6s  %6.1f GFLOP/s\n", r.trace, k.Role, trunc(k.Name, 40), k.MS, k.GBps, over.pct(k.GBps, triad), k.GFlops)
+				best := ""
+				if k.BestMS > 0 {
+					bg := k.GBps * k.MS / k.BestMS
+					best = fmt.Sprintf("  best %9.4f ms %7.2f GB/s %6s", k.BestMS, bg, over.pct(bg, triad))
+				}
+				fmt.Fprintf(stdout, "  %-22s %-9s %-40s %9.4f ms %7.2f GB/s %6s  %6.1f GFLOP/s%s\n", r.trace, k.Role, trunc(k.Name, 40), k.MS, k.GBps, over.pct(k.GBps, triad), k.GFlops, best)
 			}
 		}
 	}
