@@ -71,12 +71,12 @@ var BuildProgram func(tr *trace.Trace, u *stages.Unit, lp *stages.LoopProgram, o
 
 // KernelResult is one entry of the JSON's kernels (medians over the runs).
 type KernelResult struct {
-	Name   string   `json:"name"`
-	Role   string   `json:"role"` // inference, forward, backward
-	Kind   string   `json:"kind"` // pointwise, reduction, extern, fused
-	MS     float64  `json:"ms"`
-	GBps   float64  `json:"gbps"`
-	GFlops float64  `json:"gflops"`
+	Name   string  `json:"name"`
+	Role   string  `json:"role"` // inference, forward, backward
+	Kind   string  `json:"kind"` // pointwise, reduction, extern, fused
+	MS     float64 `json:"ms"`
+	GBps   float64 `json:"gbps"`
+	GFlops float64 `json:"gflops"`
 	// BestMS is the kernel's shortest time over the runs (MS is their
 	// median): what a STREAM-style roof, itself the best of its runs, is
 	// compared with (gcdbg bench's kernel table).
