@@ -301,6 +301,72 @@ func (f *flippedRef) effects(w what, f64 *tensor.Tensor) []flipEffect {
 	return out
 }
 
+// pytorchFlipRatio is how far beyond gcdbg's float32 runs (its eager run
+// in the graph's dtype, the simulated one) PyTorch's value must sit from F
+// before its distance is searched for flips: rounding alone keeps it
+// within a few times theirs (vgg_bn_train: 0.4x), a flip puts it at the
+// flip's effect (examples/review7's ResNet: 10^3x).
+const pytorchFlipRatio = 10
+
+// explain is PyTorch's value pt of w less the effect of the flips that
+// best explain pt - F (bestFlips), and the baseline's name saying so; pt
+// and "" where its distance from F is within pytorchFlipRatio times the
+// float32 runs' (no search: most gradients) or no flip explains it.
+func (f *flippedRef) explain(w what, f64, pt, native, noise *tensor.Tensor) (*tensor.Tensor, string) {
+	if f == nil || f64 == nil || pt == nil || pt.Numel() != f64.Numel() {
+		return pt, ""
+	}
+	own := 0.0
+	for _, b := range []*tensor.Tensor{native, noise} {
+		if b != nil && b.Numel() == f64.Numel() {
+			own = math.Max(own, rmsBetween(b, f64))
+		}
+	}
+	if rmsBetween(pt, f64) <= pytorchFlipRatio*own {
+		return pt, ""
+	}
+	es := f.effects(w, f64)
+	set := bestFlips(pt, f64, es)
+	if len(set) == 0 {
+		return pt, ""
+	}
+	out, err := tensor.Zeros(pt.Shape, tensor.Float64)
+	if err != nil {
+		return pt, ""
+	}
+	labels := make([]string, len(set))
+	for i, k := range set {
+		labels[i] = es[k].label
+	}
+	for i := 0; i < out.Numel(); i++ {
+		v := pt.Flat(i)
+		for _, k := range set {
+			v -= es[k].d.Flat(i)
+		}
+		out.SetFlat(i, v)
+	}
+	return out, fmt.Sprintf("PyTorch float32 less the effect of its %d comparison element(s) within float32 rounding of their threshold decided the other way (%s)", len(set), strings.Join(labels, ", "))
+}
+
+// rmsBetween is the root-mean-square difference of a and b over the
+// elements finite in both.
+func rmsBetween(a, b *tensor.Tensor) float64 {
+	var ss float64
+	n := 0
+	for i := 0; i < a.Numel() && i < b.Numel(); i++ {
+		d := a.Flat(i) - b.Flat(i)
+		if math.IsNaN(d) || math.IsInf(d, 0) {
+			continue
+		}
+		ss += d * d
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	return math.Sqrt(ss / float64(n))
+}
+
 // newFlippedRef decides the candidates from the float64 and simulated
 // runs' values of the sites' inputs (which the caller may then drop); nil
 // where no element is ambiguous. running is the progress notice's wrapper.
