@@ -142,6 +142,11 @@ func (p *precision) result(d *ir.OpDef, args []ir.Value, out ir.Value) ir.Value 
 				mag, _ = tensor.Ones(t.Shape, tensor.Float64)
 			}
 		}
+		if k == 1 && d.Name == "aten.batch_norm_functional" {
+			if m, kk := bnMeanNorm(args, t); m != nil {
+				mag, terms = m, kk
+			}
+		}
 		scale := unitRoundoff * math.Sqrt(math.Max(1, terms))
 		// One rounding per element (no sum of terms): a result that float32
 		// holds exactly is what float32 computes, and stays exact.
@@ -576,4 +581,47 @@ func pinned(v, pin ir.Value) ir.Value {
 		return v
 	}
 	return q
+}
+
+// bnMeanNorm is, for batch_norm_functional's updated running_mean (rm of
+// shape [C]), the terms' 2-norm of its batch-mean part per channel,
+// momentum * ||x_c||_2 / K, and K (the elements per channel): the batch
+// mean is a sum of x/K, and where it cancels (a BatchNorm after a linear
+// map of a zero-mean map, MobileNetV2's 1x1 expansion after a BatchNorm:
+// exactly 0 in F) float32 leaves u*sqrt(K) times that norm, not noise
+// relative to the ~0 running_mean. Perturbed relative to its value only,
+// the simulated running_mean was 10x below every float32 run's
+// (examples/review7 finding 2). nil where the arguments are not as
+// expected.
+func bnMeanNorm(args []ir.Value, rm *tensor.Tensor) (*tensor.Tensor, float64) {
+	x, ok := argAt(args, 0).(*tensor.Tensor)
+	if !ok || len(x.Shape) < 2 || len(rm.Shape) != 1 || rm.Shape[0] != x.Shape[1] || x.Numel() == 0 {
+		return nil, 0
+	}
+	mom := 0.1
+	if v, ok := argAt(args, 5).(float64); ok {
+		mom = v
+	}
+	c := x.Shape[1]
+	kk := x.Numel() / c
+	inner := 1
+	for _, s := range x.Shape[2:] {
+		inner *= s
+	}
+	ss := make([]float64, c)
+	for i := 0; i < x.Numel(); i++ {
+		v := x.Flat(i)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		ss[(i/inner)%c] += v * v
+	}
+	out, err := tensor.Zeros(rm.Shape, tensor.Float64)
+	if err != nil {
+		return nil, 0
+	}
+	for j := range ss {
+		out.SetFlat(j, math.Abs(mom)*math.Sqrt(ss[j])/float64(kk))
+	}
+	return out, float64(kk)
 }
