@@ -23,7 +23,7 @@ import (
 // every one, through one flipped mask element of its last ReLU, where
 // PyTorch's float32 run had decided it as F.
 //
-// So the verdict does two things. The simulated run decides every such
+// So the verdict does three things. The simulated run decides every such
 // comparison as F does (pinDecisions): its noise is an estimate of
 // continuous rounding, and a mask it flipped made its distance from F, a
 // baseline, the size of a flip's effect for every value (vgg_bn_train:
@@ -37,6 +37,9 @@ import (
 // after exactly those flips, it is within the usual float32 bounds: a bug
 // is not the effect of a flip, where a baseline of "F with 8 elements
 // flipped" had let 0.1% errors through (runner/testdata/bn_relu_pin.json).
+// And PyTorch's float32 value, where it sits far from F, is explained the
+// same way before it counts as a baseline (explain): its own flips had
+// let a 0.1% error through (runner/testdata/pytorch_flip_resnet.json).
 
 // flipCap bounds how many elements of one comparison may be flipped: more
 // near its threshold than that is structure (a value exactly at the
