@@ -609,12 +609,19 @@ func bnMeanNorm(args []ir.Value, rm *tensor.Tensor) (*tensor.Tensor, float64) {
 		inner *= s
 	}
 	ss := make([]float64, c)
-	for i := 0; i < x.Numel(); i++ {
-		v := x.Flat(i)
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			continue
+	add := func(i int, v float64) {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			ss[(i/inner)%c] += v * v
 		}
-		ss[(i/inner)%c] += v * v
+	}
+	if x.S.F != nil && x.IsContiguous() { // the float64 runs' case: straight on the storage
+		for i, v := range x.S.F[x.Offset : x.Offset+x.Numel()] {
+			add(i, v)
+		}
+	} else {
+		for i := 0; i < x.Numel(); i++ {
+			add(i, x.Flat(i))
+		}
 	}
 	out, err := tensor.Zeros(rm.Shape, tensor.Float64)
 	if err != nil {

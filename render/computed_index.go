@@ -73,17 +73,15 @@ func pureRanges(n *loopir.Node) map[string]irange {
 				continue
 			}
 			a, b := args[0], args[1]
+			// max(a, b) >= either known lower bound, <= the larger upper
+			// bound where both are known; min the mirror image.
 			var r irange
 			if s.Op == "maximum" {
-				r.hasLo = a.hasLo || b.hasLo
-				r.lo = maxLo(a, b)
-				r.hasHi = a.hasHi && b.hasHi
-				r.hi = max(a.hi, b.hi)
+				r.lo, r.hasLo = either(a.lo, a.hasLo, b.lo, b.hasLo, maxI64)
+				r.hi, r.hasHi = both(a.hi, a.hasHi, b.hi, b.hasHi, maxI64)
 			} else {
-				r.hasHi = a.hasHi || b.hasHi
-				r.hi = minHi(a, b)
-				r.hasLo = a.hasLo && b.hasLo
-				r.lo = min(a.lo, b.lo)
+				r.hi, r.hasHi = either(a.hi, a.hasHi, b.hi, b.hasHi, minI64)
+				r.lo, r.hasLo = both(a.lo, a.hasLo, b.lo, b.hasLo, minI64)
 			}
 			pure[s.Dst] = r
 		case "where":
@@ -103,24 +101,23 @@ func pureRanges(n *loopir.Node) map[string]irange {
 	return pure
 }
 
-func maxLo(a, b irange) int64 {
+func maxI64(x, y int64) int64 { return max(x, y) }
+func minI64(x, y int64) int64 { return min(x, y) }
+
+// either combines two bounds of which one known suffices.
+func either(x int64, hx bool, y int64, hy bool, pick func(x, y int64) int64) (int64, bool) {
 	switch {
-	case a.hasLo && b.hasLo:
-		return max(a.lo, b.lo)
-	case a.hasLo:
-		return a.lo
+	case hx && hy:
+		return pick(x, y), true
+	case hx:
+		return x, true
 	}
-	return b.lo
+	return y, hy
 }
 
-func minHi(a, b irange) int64 {
-	switch {
-	case a.hasHi && b.hasHi:
-		return min(a.hi, b.hi)
-	case a.hasHi:
-		return a.hi
-	}
-	return b.hi
+// both combines two bounds that must both be known.
+func both(x int64, hx bool, y int64, hy bool, pick func(x, y int64) int64) (int64, bool) {
+	return pick(x, y), hx && hy
 }
 
 // computedLoad reports whether load s of node n reads at an index whose

@@ -255,6 +255,11 @@ type flippedRef struct {
 	once  sync.Once
 	run   func(c flipCand, k int) *stages.RefRun
 	runs  []*stages.RefRun // per cand; nil where the run failed
+	// effs caches effects per compared value: a gradient is judged
+	// against PyTorch and against gcdbg's eager run, and PyTorch's value
+	// is explained too, each with the same effects.
+	mu   sync.Mutex
+	effs map[what][]flipEffect
 }
 
 // get runs the flipped references once.
@@ -281,6 +286,11 @@ type flipEffect struct {
 // effects are the flips' effects on w (f64: F's value of w); those that
 // change nothing or whose run failed are left out.
 func (f *flippedRef) effects(w what, f64 *tensor.Tensor) []flipEffect {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if es, ok := f.effs[w]; ok {
+		return es
+	}
 	var out []flipEffect
 	for k, rr := range f.get() {
 		ft := w.pick(rr)
@@ -305,7 +315,38 @@ func (f *flippedRef) effects(w what, f64 *tensor.Tensor) []flipEffect {
 			out = append(out, flipEffect{label: fmt.Sprintf("%s[%d]", c.cmp.Name, c.i), d: d})
 		}
 	}
+	if f.effs == nil {
+		f.effs = map[what][]flipEffect{}
+	}
+	f.effs[w] = out
 	return out
+}
+
+// withFlips is t (a float64 copy) plus sign times the effects es[set]: F
+// or a baseline moved by the flips R made, PyTorch's value less the flips
+// it made.
+func withFlips(t *tensor.Tensor, es []flipEffect, set []int, sign float64) *tensor.Tensor {
+	out, err := tensor.Zeros(t.Shape, tensor.Float64)
+	if err != nil {
+		return t
+	}
+	for i := 0; i < out.Numel(); i++ {
+		v := t.Flat(i)
+		for _, k := range set {
+			v += sign * es[k].d.Flat(i)
+		}
+		out.SetFlat(i, v)
+	}
+	return out
+}
+
+// flipLabels names the flips es[set]: "gt_1[1753627], gt_11[333339]".
+func flipLabels(es []flipEffect, set []int) string {
+	labels := make([]string, len(set))
+	for i, k := range set {
+		labels[i] = es[k].label
+	}
+	return strings.Join(labels, ", ")
 }
 
 // pytorchFlipRatio is how far beyond gcdbg's float32 runs (its eager run
@@ -337,22 +378,7 @@ func (f *flippedRef) explain(w what, f64, pt, native, noise *tensor.Tensor) (*te
 	if len(set) == 0 {
 		return pt, ""
 	}
-	out, err := tensor.Zeros(pt.Shape, tensor.Float64)
-	if err != nil {
-		return pt, ""
-	}
-	labels := make([]string, len(set))
-	for i, k := range set {
-		labels[i] = es[k].label
-	}
-	for i := 0; i < out.Numel(); i++ {
-		v := pt.Flat(i)
-		for _, k := range set {
-			v -= es[k].d.Flat(i)
-		}
-		out.SetFlat(i, v)
-	}
-	return out, fmt.Sprintf("PyTorch float32 less the effect of its %d comparison element(s) within float32 rounding of their threshold decided the other way (%s)", len(set), strings.Join(labels, ", "))
+	return withFlips(pt, es, set, -1), fmt.Sprintf("PyTorch float32 less the effect of its %d comparison element(s) within float32 rounding of their threshold decided the other way (%s)", len(set), flipLabels(es, set))
 }
 
 // rmsBetween is the root-mean-square difference of a and b over the
@@ -411,18 +437,7 @@ func secondChance(in verdict.Input, effs func() []flipEffect) verdict.Judgement 
 		if t == nil || t.Numel() != in.Ref64.Numel() {
 			return t
 		}
-		out, err := tensor.Zeros(t.Shape, tensor.Float64)
-		if err != nil {
-			return t
-		}
-		for i := 0; i < out.Numel(); i++ {
-			v := t.Flat(i)
-			for _, k := range set {
-				v += es[k].d.Flat(i)
-			}
-			out.SetFlat(i, v)
-		}
-		return out
+		return withFlips(t, es, set, 1)
 	}
 	in2 := in
 	in2.Ref64 = shift(in.Ref64)
@@ -435,11 +450,7 @@ func secondChance(in verdict.Input, effs func() []flipEffect) verdict.Judgement 
 	if !j2.Match {
 		return j
 	}
-	labels := make([]string, len(set))
-	for i, k := range set {
-		labels[i] = es[k].label
-	}
-	what := fmt.Sprintf("%d of the %d comparison element(s) within float32 rounding of their threshold decided the other way (%s)", len(set), len(es), strings.Join(labels, ", "))
+	what := fmt.Sprintf("%d of the %d comparison element(s) within float32 rounding of their threshold decided the other way (%s)", len(set), len(es), flipLabels(es, set))
 	j2.Check = j.Check
 	j2.Reference += " with " + what
 	j2.Why = "matches only with " + what + ": without, " + j.Why

@@ -1,10 +1,6 @@
 package runner
 
-import (
-	"testing"
-
-	"gcdbg/trace"
-)
+import "testing"
 
 // bn_zero_mean (runner/testdata/models/bn_zero_mean.py, MobileNetV2's linear
 // bottleneck in training, exported from PyTorch 1.13): the second
@@ -16,17 +12,7 @@ import (
 // perturbed now by the batch mean's terms' norm (interp bnMeanNorm).
 func TestZeroMeanBatchNormRunningMeanIsNoFalseAlarm(t *testing.T) {
 	const path = "testdata/bn_zero_mean.json"
-	tr, err := trace.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dev := range []string{"eager", "cpu"} {
-		res, err := Run(tr, Options{Runs: 1, Device: dev})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkAllMatch(t, res.Graphs[0], " ("+dev+")")
-	}
+	checkEagerAndCompiled(t, path, 1, 6)
 	// The bound is float32's, not the floor's or the value's: a running_mean
 	// 1e-7 off (20x the noise) is a MISMATCH.
 	_, units := loadUnits(t, path)
