@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -178,6 +180,7 @@ func (x *execution) run(inputs map[string]*tensor.Tensor) (*ExecResult, error) {
 	if err := x.fillInputs(inputs); err != nil {
 		return nil, err
 	}
+	defer quietHeap()()
 	if x.opt.Autotune || ForcedChoice() >= 0 {
 		ds, err := x.autotune()
 		if err != nil {
@@ -231,6 +234,27 @@ func (x *execution) run(inputs map[string]*tensor.Tensor) (*ExecResult, error) {
 	}
 	res.Outputs = outs
 	return res, nil
+}
+
+// quietHeap keeps the Go collector out of the timed runs, and returns
+// what restores it. The parent waits for each segment in a futex, so its
+// scheduler counts the CPU as idle and lends it to a mark phase's idle
+// workers, beside the worker's OpenMP threads on a 2-CPU machine: in
+// softmax_rows' bench a cycle ran inside the timed runs (3 ms, its idle
+// workers 1 ms of CPU), begun by the eager interpreter's float64 heap
+// (400 MB). So the heap is collected first (a cycle in progress finishes)
+// and none starts during the runs unless the heap grows 1 GiB (a fallback
+// step's interpreter allocates; the memory limit still bounds it).
+func quietHeap() func() {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	pct := debug.SetGCPercent(-1)
+	limit := debug.SetMemoryLimit(int64(ms.HeapAlloc) + 1<<30)
+	return func() {
+		debug.SetGCPercent(pct)
+		debug.SetMemoryLimit(limit)
+	}
 }
 
 // once runs every step of the program one time: its wall time and the
