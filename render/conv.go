@@ -170,7 +170,7 @@ func convPrelude(r *renderer) string {
 	pool := false
 	for _, k := range r.kernels {
 		for _, n := range k.Nodes {
-			pool = pool || n.Kind == loopir.Extern && maxPool2dOps[n.Op]
+			pool = pool || n.Kind == loopir.Extern && scratchPoolOps[n.Op]
 			if n.Kind != loopir.Extern || !convOps[n.Op] {
 				continue
 			}
@@ -646,6 +646,10 @@ func (g *kernelGen) avgPool(n *loopir.Node, args []ir.Arg, out *storage, ob *loo
 		return
 	}
 	cip, div := g.avgArgs(args, 5)
+	if ob.DType == tensor.Float32 || ob.DType == tensor.Float64 {
+		g.avgPoolVec(x, p, cip, div, out, ob) // avgpool2d.go
+		return
+	}
 	t := g.ctype(ob.DType)
 	// int64 as PyTorch's CPU kernel: the window's sum in int64 divided by
 	// the divisor with C's truncating division.
@@ -677,6 +681,10 @@ func (g *kernelGen) avgPoolBackward(n *loopir.Node, args []ir.Arg, out *storage,
 		return
 	}
 	cip, div := g.avgArgs(args, 6)
+	if ob.DType == tensor.Float32 || ob.DType == tensor.Float64 {
+		g.avgPoolBackwardGather(x, gy, p, cip, div, out, ob) // avgpool2d.go
+		return
+	}
 	t := g.ctype(ob.DType)
 	g.line("{ /* avg_pool2d_backward: each gradient spread over its window by the forward's divisor */")
 	g.ind++

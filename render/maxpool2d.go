@@ -34,8 +34,9 @@ import (
 // (its first element when every element is −inf, as ATen) and is −1 for
 // a window of padding only.
 
-// maxPool2dOps use the phase planes (gcdbg_scratch).
-var maxPool2dOps = map[string]bool{"max_pool2d": true, "max_pool2d_backward": true}
+// scratchPoolOps use gcdbg_scratch: max pooling's phase planes, average
+// pooling's row sums (avgpool2d.go).
+var scratchPoolOps = map[string]bool{"max_pool2d": true, "max_pool2d_backward": true, "avg_pool2d": true, "avg_pool2d_backward": true}
 
 // maxPoolPhasesDecl declares OWR (the output row rounded up to 16), WQ (a
 // phase row's length: every window of the OWR columns lies in it) and PL

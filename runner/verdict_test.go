@@ -386,3 +386,11 @@ func TestKernelsReportBestOfRuns(t *testing.T) {
 		t.Fatal("test premise: timed kernels")
 	}
 }
+
+// Average pooling's edge geometries (padding, a kernel smaller than its
+// stride, ceil_mode without count_include_pad, divisor_override, a
+// transposed 1-d input) forward and backward against PyTorch
+// (render/avgpool2d.go's interior vector loops and gathered backward).
+func TestAvgPoolEdgesMatch(t *testing.T) {
+	checkEagerAndCompiled(t, "testdata/avg_pool_edges.json", 1, 2)
+}
