@@ -19,8 +19,9 @@ import (
 // 0, so reachable values and every gradient are those of the -inf
 // recursion. A sequence with no alignment (input_length < target_length +
 // its repeated labels, counted from the targets) gets PyTorch's inf loss,
-// or 0 and no gradient with zero_infinity; the gradient w.r.t. log_probs
-// is PyTorch's (below). The max subtracted inside lse is
+// or 0 and no gradient with zero_infinity (without it, PyTorch's NaN
+// gradient on its frames); the gradient w.r.t. log_probs is PyTorch's
+// (below). The max subtracted inside lse is
 // detached (its derivative cancels). "mean" divides each loss by its
 // target length (at least 1) and averages over the batch, as PyTorch.
 func init() {
@@ -173,6 +174,19 @@ func decompCTCLoss(b *builder, a []ir.Arg) ir.Arg {
 	var bad ir.Arg = math.Inf(1)
 	if zeroInf {
 		bad = 0.0
+	} else {
+		// Without zero_infinity, PyTorch's gradient of a sample with no
+		// alignment is NaN on its frames t < Tn: ctc_loss_backward takes
+		// exp(lp) - exp(log(alpha·beta) + nll - lp) with log(alpha·beta) =
+		// -inf on every state and nll = inf. Its loss gets a term of value
+		// 0 whose gradient there is NaN, as IEEE arithmetic gives it:
+		// sqrt(d²) at d = lp - detach(lp) = 0 has the gradient
+		// g / (2·sqrt(0)) · 2d = inf · 0 (the other frames and samples take
+		// sqrt(1) through where, so their gradient stays 0).
+		m := b.o("logical_and", tmask, b.reshape(b.o("logical_not", feasible), []int{1, N, 1}))
+		d := b.o("sub", lp, b.o("detach", lp))
+		nan := b.o("where", m, b.o("sqrt", b.o("where", m, b.o("mul", d, d), 1.0)), 0.0)
+		bad = b.o("add", b.o("sum", nan, ir.List{int64(0), int64(2)}), math.Inf(1))
 	}
 	loss := b.o("where", feasible, nll, bad)
 	red, _ := a[5].(string)
