@@ -394,3 +394,9 @@ func TestKernelsReportBestOfRuns(t *testing.T) {
 func TestAvgPoolEdgesMatch(t *testing.T) {
 	checkEagerAndCompiled(t, "testdata/avg_pool_edges.json", 1, 2)
 }
+
+// x.new_tensor(data) and x.type(dtype), refused before as unsupported
+// Tensor methods, against PyTorch (stages/normalize_newtensor.go).
+func TestNewTensorAndTypeMethodsMatch(t *testing.T) {
+	checkEagerAndCompiled(t, "testdata/new_tensor_type.json", 1, 4)
+}

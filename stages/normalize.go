@@ -380,6 +380,12 @@ func (nz *normalizer) call(n *ir.Node) error {
 	if n.Op == ir.CallMethod && n.Target == "to" {
 		return nz.to(n)
 	}
+	if n.Op == ir.CallMethod && n.Target == "type" {
+		return nz.typeMethod(n) // normalize_newtensor.go
+	}
+	if n.Op == ir.CallMethod && n.Target == "new_tensor" {
+		return nz.newTensor(n)
+	}
 	d, al, ok := canonicalFor(n)
 	if !ok {
 		return unsupported(n)
@@ -556,8 +562,18 @@ func (nz *normalizer) getattr(n *ir.Node) error {
 // to handles Tensor.to(...): a dtype anywhere in args or kwargs converts;
 // device-only moves are no-ops for the CPU reference.
 func (nz *normalizer) to(n *ir.Node) error {
+	dt, _ := n.Kwarg("dtype")
+	return nz.toWith(n, n.Args, dt)
+}
+
+// toWith is Tensor.to of captured node n with positional args (self
+// first) and dtype= kw (nil: none).
+func (nz *normalizer) toWith(n *ir.Node, args []ir.Arg, kw ir.Arg) error {
 	var dt ir.Arg
-	for _, a := range n.Args[1:] {
+	if len(args) == 0 {
+		return fmt.Errorf("args: Tensor.to needs self")
+	}
+	for _, a := range args[1:] {
 		if d, ok := a.(tensor.DType); ok {
 			dt = d
 		}
@@ -574,19 +590,16 @@ func (nz *normalizer) to(n *ir.Node) error {
 			if other == nil {
 				return fmt.Errorf("args: Tensor.to of a dtype that is not a tensor's")
 			}
-			return nz.emit(n, ir.Lookup("aten.type_as"), []ir.Arg{n.Args[0], other})
+			return nz.emit(n, ir.Lookup("aten.type_as"), []ir.Arg{args[0], other})
 		}
 	}
-	if v, ok := n.Kwarg("dtype"); ok {
-		dt = v
-	}
-	if len(n.Args) == 0 {
-		return fmt.Errorf("args: Tensor.to needs self")
+	if kw != nil {
+		dt = kw
 	}
 	if dt == nil {
-		return nz.emit(n, ir.Lookup("aten.alias"), []ir.Arg{n.Args[0]})
+		return nz.emit(n, ir.Lookup("aten.alias"), []ir.Arg{args[0]})
 	}
-	return nz.emit(n, ir.Lookup("aten.to_dtype"), []ir.Arg{n.Args[0], dt})
+	return nz.emit(n, ir.Lookup("aten.to_dtype"), []ir.Arg{args[0], dt})
 }
 
 // checkMeta compares inferred metadata with what the trace recorded.
