@@ -400,3 +400,11 @@ func TestAvgPoolEdgesMatch(t *testing.T) {
 func TestNewTensorAndTypeMethodsMatch(t *testing.T) {
 	checkEagerAndCompiled(t, "testdata/new_tensor_type.json", 1, 4)
 }
+
+// Boolean-mask selections whose masks are constants of the graph (SimCLR's
+// info_nce_loss: the diagonal dropped with ~eye, positives picked with an
+// arange comparison) have static shapes and compile as index_select
+// (stages/normalize_const_mask.go); they were refused as data-dependent.
+func TestConstantMaskSelectionsMatch(t *testing.T) {
+	checkEagerAndCompiled(t, "testdata/simclr_const_mask.json", 1, 8)
+}

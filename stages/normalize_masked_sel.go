@@ -154,6 +154,9 @@ func (nz *normalizer) maskedSel(n *ir.Node) (bool, error) {
 			if n.Meta.Tensor.Shape.Equal(selPadded(n, m)) {
 				return false, nil // all true: the normal path's shapes hold
 			}
+			if ok, err := nz.constMaskPick(n, m); ok { // normalize_const_mask.go
+				return true, err
+			}
 			return true, maskShapeError(n, m.Name, n.Meta.Tensor.Shape, fmt.Sprintf("node %q%s %s", at.Name, sourceLine(at), why))
 		}
 		for u, r := range region {

@@ -65,17 +65,12 @@ func (nz *normalizer) newTensor(n *ir.Node) error {
 			t.SetFlat(i, b)
 		}
 	}
-	key := "_const_" + n.Name
-	nz.addTensor(key, t)
-	ga := &ir.Node{Name: nz.fresh(key), Op: ir.GetAttr, Target: key}
-	tm := &ir.TensorMeta{DType: dt, Shape: ir.ShapeOf(shape), Stride: tensor.ContiguousStrides(shape)}
-	ga.Meta.Tensor = tm
-	nz.metas[ga] = tm
-	if err := nz.addFrom(ga, n); err != nil {
+	ga, err := nz.constNode(n, constPrefix+n.Name, t) // normalize_const_mask.go
+	if err != nil {
 		return err
 	}
 	nz.mapped[n] = ga
-	return checkMeta(n, tm)
+	return checkMeta(n, ga.Meta.Tensor)
 }
 
 // nestedShape appends the numbers of a (nested) list to vals, in row-major
