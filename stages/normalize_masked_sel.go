@@ -818,5 +818,5 @@ func maskShapeError(n *ir.Node, mask string, shape ir.Shape, why string) error {
 	if why != "" {
 		why = "; gcdbg takes such a selection where only reductions read it (sums, means, losses with reduction \"sum\" or \"mean\", and elementwise ops and losses before them), but " + why
 	}
-	return fmt.Errorf("meta.shape: indexing with the boolean mask %q%s gives a shape that depends on the mask's values (%s in this trace)%s; gcdbg compiles graphs of static shapes and does not take data-dependent ones: keep the shape and mask the values instead, e.g. torch.where(mask, x, 0) and a masked reduction (((p - t) ** 2 * mask).sum() / mask.sum() for a masked MSE)", mask, sourceLine(n), shape, why)
+	return fmt.Errorf("meta.shape: indexing with the boolean mask %q%s gives a shape that depends on the mask's values (%s in this trace)%s; gcdbg compiles graphs of static shapes and does not take data-dependent ones (a mask computed from constants alone, as ~torch.eye(n, dtype=torch.bool), it takes): keep the shape and mask the values instead, e.g. torch.where(mask, x, 0) and a masked reduction (((p - t) ** 2 * mask).sum() / mask.sum() for a masked MSE)", mask, sourceLine(n), shape, why)
 }
