@@ -277,7 +277,11 @@ class TensorStore:
 
     def __init__(self, out_path, name, inline_limit_bytes):
         self.dir = os.path.dirname(os.path.abspath(out_path))
-        self.sidecar = name + ".safetensors"
+        # named after OUT, not the trace's name: two exports of one model (two seeds, -o s0.json
+        # and -o s1.json) in one folder wrote one NAME.safetensors, the second overwriting the
+        # tensors the first trace points at (examples/review8, helper-89); gcdbg watch looks for
+        # the sidecar under OUT's stem too
+        self.sidecar = os.path.splitext(os.path.basename(out_path))[0] + ".safetensors"
         self.limit = inline_limit_bytes
         self.blobs = []  # (key, dtype code, shape, bytes)
         self.keys = set()
@@ -2016,7 +2020,7 @@ def main(argv=None):
         "TRAIN are also honoured. torch.manual_seed(SEED) is called before make().")
     ap.add_argument("model", metavar="MODEL.py", help="Python file defining make()")
     ap.add_argument("-o", "--out", required=True, metavar="OUT.json",
-                    help="trace to write; a sidecar <name>.safetensors is written beside it when "
+                    help="trace to write; a sidecar OUT.safetensors (OUT's stem) is written beside it when "
                     "some tensor is larger than --inline-limit")
     ap.add_argument("--name", help="trace name (default: make()'s name, NAME, or OUT's stem)")
     ap.add_argument("--train", action="store_true", default=None,
