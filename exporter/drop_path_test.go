@@ -51,3 +51,19 @@ func TestDropPathSizeTuplesAndInplaceBernoulli(t *testing.T) {
 	tr := exportLoad(t, "testdata/drop_path_sizes.py")
 	matchesCompiled(t, tr, 2, 2)
 }
+
+// torchvision's stochastic_depth: torch.empty of a size list holding a
+// traced size, then bernoulli_ and div_. fx failed on the torch.empty
+// ("invalid combination of arguments - got (_Proxy, ...)"); it is a graph
+// node now, both draws are recorded and replayed, and the eager and
+// compiled runs match PyTorch, gradients included.
+func TestTorchvisionStochasticDepth(t *testing.T) {
+	out, msg, err := export(t, "stochastic_depth_tv.py")
+	if err != nil {
+		t.Fatalf("export failed: %v\n%s", err, msg)
+	}
+	if n := len(readRaw(t, out).Graphs[0].Expected.Random); n != 2 {
+		t.Errorf("expected.random records %d draws, want 2", n)
+	}
+	matchesCompiled(t, exportLoad(t, "testdata/stochastic_depth_tv.py"), 1, 4)
+}

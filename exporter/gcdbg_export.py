@@ -457,7 +457,8 @@ _FACTORY_DRAWS = ("rand", "randn", "randperm")
 # torch.linspace(0, 1, 5) of Python numbers while tracing and freezes the result into a
 # _tensor_constant: right values, but gcdbg then computes nothing of it (a conformance sample of
 # arange compared PyTorch's constant with itself), and the captured graph does not show the call
-# Dynamo records. torch.empty stays frozen: its values are unspecified (uninitialized memory),
+# Dynamo records. torch.empty of Python ints stays frozen (of a traced size it is a node:
+# _TORCH_PROXY_ARGS): its values are unspecified (uninitialized memory),
 # gcdbg's zeros would be one valid content and a comparison with PyTorch's garbage meaningless;
 # torch.tensor too (its data is the constant).
 _FACTORY_CALLS = ("arange", "zeros", "ones", "full", "scalar_tensor", "zeros_like", "ones_like", "full_like",
@@ -468,6 +469,12 @@ _FACTORY_CALLS = ("arange", "zeros", "ones", "full", "scalar_tensor", "zeros_lik
 # "pad(): argument 'pad' (position 2) must be tuple of ints, not list". While tracing, a call that
 # holds a proxy anywhere in its arguments becomes the graph node fx would make for int arguments.
 _FUNCTIONAL_BUILTINS = ("pad",)
+# torch factories that become graph nodes only when a size is traced (a proxy in the arguments) and
+# otherwise stay what fx makes of them: torchvision's stochastic_depth draws
+# `torch.empty([input.shape[0]] + [1] * (input.ndim - 1), dtype=..., device=...).bernoulli_(p)`, on
+# which fx failed ("empty() received an invalid combination of arguments - got (_Proxy, ...)";
+# examples/review8, helper-89). Its values are unspecified until bernoulli_ overwrites them.
+_TORCH_PROXY_ARGS = ("empty",)
 
 
 def traced_factory(fn):
@@ -508,6 +515,9 @@ class _StackTracer(torch.fx.Tracer):
         saved_f = {k: getattr(torch.nn.functional, k) for k in _FUNCTIONAL_BUILTINS}
         for k, orig in saved_f.items():
             setattr(torch.nn.functional, k, self._proxy_args_call(orig))
+        saved_p = {k: getattr(torch, k) for k in _TORCH_PROXY_ARGS}
+        for k, orig in saved_p.items():
+            setattr(torch, k, self._proxy_args_call(orig))
         self._rng, self._drew = torch.get_rng_state(), None
         try:
             with torch.enable_grad():  # grad mode off while tracing = the user's no-grad block
@@ -517,6 +527,8 @@ class _StackTracer(torch.fx.Tracer):
                 setattr(torch, k, orig)
             for k, orig in saved_f.items():
                 setattr(torch.nn.functional, k, orig)
+            for k, orig in saved_p.items():
+                setattr(torch, k, orig)
         if self._drew is None and not torch.equal(self._rng, torch.get_rng_state()):
             self._drew = (None,)
         if self._drew is not None:
