@@ -91,7 +91,7 @@ func BuildScene(g *ir.Graph, groups Grouping, collapsed map[string]bool) (*Scene
 		s.Boxes = append(s.Boxes, &Box{ID: n.Name, Members: []string{n.Name}, Lines: asciiLines(n)})
 	}
 	var dot strings.Builder
-	fmt.Fprintf(&dot, "digraph G {\n graph [rankdir=TB, nodesep=%.2f, ranksep=%.2f];\n node [shape=box, fixedsize=true, label=\"\"];\n", 3*cellW/72, 3*cellH/72)
+	fmt.Fprintf(&dot, "digraph G {\n graph [rankdir=TB, nodesep=%.2f, ranksep=%.2f%s];\n node [shape=box, fixedsize=true, label=\"\"];\n", 3*cellW/72, 3*cellH/72, bigGraphAttrs(len(s.Boxes)))
 	for i, b := range s.Boxes {
 		if b.Group {
 			b.Lines = []string{"▸ " + cut(b.ID), fmt.Sprintf("%d nodes", len(b.Members))}

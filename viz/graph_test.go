@@ -368,3 +368,26 @@ func TestEmptyGraphs(t *testing.T) {
 		t.Errorf("empty graph scene: %v %+v", err, s)
 	}
 }
+
+// A graph of bigGraphLayout nodes or more gets the attributes that bound
+// dot's layout (a YOLO head's joint graph took more than 120 s without
+// them); a smaller one keeps graphviz's full layout.
+func TestBigGraphsBoundTheLayout(t *testing.T) {
+	chain := func(n int) *ir.Graph {
+		g := &ir.Graph{Name: "g"}
+		prev := &ir.Node{Name: "x", Op: ir.Placeholder, Target: "x"}
+		g.Nodes = append(g.Nodes, prev)
+		for i := 1; i < n; i++ {
+			c := &ir.Node{Name: fmt.Sprintf("n%d", i), Op: ir.CallFunction, Target: "aten.relu", Args: []ir.Arg{prev}}
+			g.Nodes = append(g.Nodes, c)
+			prev = c
+		}
+		return g
+	}
+	if d := DOT(chain(bigGraphLayout), Options{}); !strings.Contains(d, "nslimit=1") {
+		t.Errorf("a graph of %d nodes: dot's layout not bounded", bigGraphLayout)
+	}
+	if d := DOT(chain(40), Options{}); strings.Contains(d, "nslimit") {
+		t.Error("a graph of 40 nodes: dot's layout bounded")
+	}
+}
