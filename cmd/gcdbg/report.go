@@ -57,6 +57,10 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gcdbg report:", err)
 		status = 2
 	}
+	if n, big := graphNodes(units); big > 0 {
+		// graphviz lays out every graph stage; from ~1,000 nodes each takes seconds
+		fmt.Fprintf(stderr, "gcdbg report: drawing the graph stages (%d nodes in all, the largest %d): this takes a while\n", n, big)
+	}
 	if err := report.Write(tr, units, res, *out); err != nil {
 		fmt.Fprintln(stderr, "gcdbg report:", err)
 		return 2
@@ -66,4 +70,23 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		status = 1
 	}
 	return status
+}
+
+// graphNodes counts the nodes of every graph stage the report draws, and
+// gives the largest stage's count when it is large enough to take a while
+// (0 otherwise).
+func graphNodes(units []*stages.Unit) (total, big int) {
+	for _, u := range units {
+		sp := stages.NewProvenance(u)
+		for i := range stages.Table {
+			if g := sp.Graph(i); g != nil {
+				total += len(g.Nodes)
+				big = max(big, len(g.Nodes))
+			}
+		}
+	}
+	if big < 1000 {
+		big = 0
+	}
+	return total, big
 }
