@@ -26,7 +26,7 @@ import (
 // target length (at least 1) and averages over the batch, as PyTorch.
 func init() {
 	decompositions = append(decompositions, decomposition{"aten.ctc_loss",
-		"ctc_loss(lp, y, Tn, Sn) = -lse(alpha_T(2Sn), alpha_T(2Sn-1)), alpha_t = lse(alpha, shift1(alpha), skip(shift2(alpha))) + gather(lp[t], l') unrolled over T (kept past Tn), NEG for unreachable states; inf (zero_infinity: 0) where Tn < Sn + repeats; mean divides by max(Sn, 1)",
+		"ctc_loss(lp, y, Tn, Sn) = -lse(alpha_T(2Sn), alpha_T(2Sn-1)), alpha_t = lse(alpha, shift1(alpha), skip(shift2(alpha))) + gather(lp[t], l') unrolled over T (kept past Tn), NEG for unreachable states; inf and a NaN gradient on frames t < Tn (zero_infinity: 0, no gradient) where Tn < Sn + repeats; mean divides by max(Sn, 1)",
 		decompCTCLoss})
 	sortDecompositions()
 }
