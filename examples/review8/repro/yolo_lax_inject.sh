@@ -11,7 +11,7 @@ mkdir -p "$W" && cd "$W"
 [ -f yolo.json ] || /usr/bin/python3 "$HERE/../../../exporter/gcdbg_export.py" "$HERE/../yolo_head.py" -o yolo.json --seed 1
 for f in ${@:-1.0002 1.0005 1.001}; do
   rm -rf cache
-  INJ_SED="s|b_buf2011\[i\] = s;|b_buf2011[i] = s * ${f}f;|" CC="$HERE/ccinj.sh" GCDBG_CACHE_DIR="$W/cache" GCDBG_AUTOTUNE=0 \
+  INJ_SED="s|b_buf2011\[i\] = s;|b_buf2011[i] = s * ${f}f;|" CC="$HERE/../../review7/repro/ccinj.sh" GCDBG_CACHE_DIR="$W/cache" GCDBG_AUTOTUNE=0 \
     "$BIN" run yolo.json > inj_$f.txt 2>&1 || true
   echo "== x$f"; grep -A1 "grad of focus.conv.conv.weight" inj_$f.txt | cut -c1-260; tail -1 inj_$f.txt | cut -c1-200
 done
