@@ -74,6 +74,11 @@ func TestBlamesTheStageThatDiffers(t *testing.T) {
 	if !strings.Contains(f.String(), "eager interpreter vs PyTorch") {
 		t.Errorf("message: %s", f)
 	}
+	// When the verdict's reference check agreed with PyTorch everywhere,
+	// that difference is not where to look: the walk goes on past it.
+	if f, err := FirstDifference(u, loopRun(-1), Options{ReferenceAgrees: true}); err != nil || f != nil && f.Stage == EagerVsPyTorch {
+		t.Errorf("reference agrees: still blamed eager vs PyTorch: %v, %v", f, err)
+	}
 	// Loop IR vs eager: a loop IR node computing something else (relu
 	// lowered as neg) is found at that node.
 	u = units(t, "../fixtures/mlp.json")[0]

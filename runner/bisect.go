@@ -32,7 +32,14 @@ func locate(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult) {
 	if opt.Device == "cpu" {
 		run = cpuKernels(tr, u, opt)
 	}
-	f, err := bisect.FirstDifference(u, run, bisect.Options{})
+	agrees, checked := true, false
+	gr.Judgements(func(_, _ string, j *verdict.Judgement) {
+		if j.Check != nil {
+			checked = true
+			agrees = agrees && j.Check.Agree
+		}
+	})
+	f, err := bisect.FirstDifference(u, run, bisect.Options{ReferenceAgrees: checked && agrees})
 	switch {
 	case err != nil:
 		gr.FirstDifference = "not located: " + err.Error()
