@@ -104,3 +104,22 @@ func TestMain(m *testing.M) {
 	compiler.Shutdown()
 	os.Exit(code)
 }
+
+// len(x.shape) and torch.finfo(x.dtype) fail in fx; the refusal says what
+// traces instead (x.ndim; a named dtype), not the generic advice about
+// .item() and control flow (examples/review8 finding 8).
+func TestLenAndFinfoRefusalsNameTheFix(t *testing.T) {
+	for variant, want := range map[string]string{"len": "x.ndim", "finfo": "torch.finfo(torch.float32)"} {
+		out := filepath.Join(t.TempDir(), "fx.json")
+		cmd := exec.Command(python(t), "gcdbg_export.py", filepath.Join("testdata", "fx_len_finfo.py"), "-o", out, "--runs", "0")
+		cmd.Env = append(os.Environ(), "VARIANT="+variant)
+		b, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Errorf("%s: exported; the test's premise is that fx refuses it", variant)
+			continue
+		}
+		if msg := string(b); !strings.Contains(msg, want) || strings.Contains(msg, ".tolist()") {
+			t.Errorf("%s: the refusal does not name %q (or gives the generic advice):\n%s", variant, want, msg)
+		}
+	}
+}

@@ -833,11 +833,20 @@ _CAPTURE_HINTS = [
      "Python needs the value of a tensor here (int(self.queue_ptr), float(x)), which torch.fx does not have while tracing. A step's bookkeeping that Python "
      "uses as a number (MoCo's queue pointer, a step counter) can stay a Python attribute that "
      "the training step advances after calling the model, keeping the buffer beside it "
-     "(self.queue_ptr[0] = ptr traces); a size is x.shape[0]; a value-dependent choice is "
+     "(self.queue_ptr[0] = ptr traces); a size is x.shape[0], and int(x.shape[0] / k) is "
+     "x.shape[0] // k (Swin's window_reverse); a value-dependent choice is "
      "torch.where, or a split with graph_breaks (docs/exporter.md)"),
     ("len()",
      "len() of a traced tensor is not known while tracing: use x.shape[0] (or x.size(0)), "
      "which gcdbg records as a size"),
+    ("'len' is not supported in symbolic tracing",
+     "len() of a traced tensor or of its shape is not known while fx traces: for the rank "
+     "(guided-diffusion's `while len(e.shape) < len(h.shape)`) use x.ndim or x.dim(), which trace, "
+     "and for the first size x.shape[0]"),
+    ("finfo(): argument",
+     "torch.finfo(x.dtype): x.dtype is a traced attribute while fx traces, not a torch.dtype. Name "
+     "the dtype (torch.finfo(torch.float32).min, or a dtype the model keeps as an attribute set in "
+     "__init__), or fill with float(\"-inf\") where a masked softmax follows"),
     # a key that is a tuple matches when the message holds any of them
     ("arange()",
      "this arange got a traced value the tracer could not record: the tracer records "
