@@ -82,9 +82,9 @@ type Options struct {
 	Legend   bool // a colour key of the categories present, as the graph label
 }
 
-// bigGraphLayout is the node count from which dot's layout is bounded
+// BigGraphLayout is the node count from which dot's layout is bounded
 // (bigGraphAttrs).
-const bigGraphLayout = 800
+const BigGraphLayout = 800
 
 // bigGraphAttrs are graph attributes that bound dot's layout of a graph of
 // n nodes: network simplex (ranking and x positions) to one pass per node
@@ -94,7 +94,7 @@ const bigGraphLayout = 800
 // and gcdbg render silent meanwhile; bounded, 7.6 s. Smaller graphs keep
 // the full layout.
 func bigGraphAttrs(n int) string {
-	if n < bigGraphLayout {
+	if n < BigGraphLayout {
 		return ""
 	}
 	return ", nslimit=1, nslimit1=1, mclimit=0.1"

@@ -369,7 +369,7 @@ func TestEmptyGraphs(t *testing.T) {
 	}
 }
 
-// A graph of bigGraphLayout nodes or more gets the attributes that bound
+// A graph of BigGraphLayout nodes or more gets the attributes that bound
 // dot's layout (a YOLO head's joint graph took more than 120 s without
 // them); a smaller one keeps graphviz's full layout.
 func TestBigGraphsBoundTheLayout(t *testing.T) {
@@ -384,8 +384,8 @@ func TestBigGraphsBoundTheLayout(t *testing.T) {
 		}
 		return g
 	}
-	if d := DOT(chain(bigGraphLayout), Options{}); !strings.Contains(d, "nslimit=1") {
-		t.Errorf("a graph of %d nodes: dot's layout not bounded", bigGraphLayout)
+	if d := DOT(chain(BigGraphLayout), Options{}); !strings.Contains(d, "nslimit=1") {
+		t.Errorf("a graph of %d nodes: dot's layout not bounded", BigGraphLayout)
 	}
 	if d := DOT(chain(40), Options{}); strings.Contains(d, "nslimit") {
 		t.Error("a graph of 40 nodes: dot's layout bounded")

@@ -9,6 +9,7 @@ import (
 	"gcdbg/report"
 	"gcdbg/runner"
 	"gcdbg/stages"
+	"gcdbg/viz"
 )
 
 // cmdReport writes the static HTML report: every stage of every graph,
@@ -58,7 +59,6 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		status = 2
 	}
 	if n, big := graphNodes(units); big > 0 {
-		// graphviz lays out every graph stage; from ~1,000 nodes each takes seconds
 		fmt.Fprintf(stderr, "gcdbg report: drawing the graph stages (%d nodes in all, the largest %d): this takes a while\n", n, big)
 	}
 	if err := report.Write(tr, units, res, *out); err != nil {
@@ -73,19 +73,18 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 }
 
 // graphNodes counts the nodes of every graph stage the report draws, and
-// gives the largest stage's count when it is large enough to take a while
-// (0 otherwise).
+// gives the largest stage's count when dot's layout of it is bounded
+// (viz.BigGraphLayout: it takes seconds), 0 otherwise.
 func graphNodes(units []*stages.Unit) (total, big int) {
 	for _, u := range units {
-		sp := stages.NewProvenance(u)
-		for i := range stages.Table {
-			if g := sp.Graph(i); g != nil {
+		for _, st := range stages.Table {
+			if g := stages.StageGraph(st, u); g != nil {
 				total += len(g.Nodes)
 				big = max(big, len(g.Nodes))
 			}
 		}
 	}
-	if big < 1000 {
+	if big < viz.BigGraphLayout {
 		big = 0
 	}
 	return total, big
