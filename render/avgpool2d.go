@@ -20,7 +20,9 @@ import (
 // interior's one divisor. The columns at the ends keep the per-element
 // loop.
 //
-// Backward: the gradient of input (ih, iw) is the sum, in (oh, ow) order,
+// Backward (windows that overlap: kernel > stride in a dim; apart, each
+// input has one window at most and conv.go's per-element loop is faster on
+// small planes): the gradient of input (ih, iw) is the sum, in (oh, ow) order,
 // of g(oh, ow) / divisor over the windows that hold it, which the per-element
 // loop scattered. Here it is gathered: with iw + pw = q·sw + r, the windows
 // of column iw are ow = q − m for the m with m·sw + r < kw, so for each
