@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -129,6 +130,9 @@ type compiledRun struct {
 	kernels               []KernelResult
 	fallback              []string
 	builds                []BuildInfo
+	// probe reads what the backward computes and does not return
+	// (probeBackward); nil where there is none.
+	probe func(names []string) (map[string]*tensor.Tensor, error)
 }
 
 // addCompiled runs u's compiled programs and puts their results in gr:
@@ -138,7 +142,54 @@ func addCompiled(tr *trace.Trace, u *stages.Unit, opt Options, gr *GraphResult, 
 	if err != nil {
 		return err
 	}
+	if opt.AOT == nil && u.Partition != nil {
+		cr.probe = probeBackward(tr, u, opt, cr.results)
+	}
 	return cr.fill(u, gr, refs)
+}
+
+// probeBackward reads nodes of u's backward that its compiled program
+// computes but does not return (flips.go: the comparisons it recomputes):
+// the backward built again with them returned too (stages.ProbeProgram),
+// run once on the judged run's saved tensors. Their values are believed
+// only where the probe's gradients are bit-identical to the judged run's
+// (res.Grads): a probe whose fusion changed the rounding computed
+// something else.
+func probeBackward(tr *trace.Trace, u *stages.Unit, opt Options, res *stages.Results[*tensor.Tensor]) func(names []string) (map[string]*tensor.Tensor, error) {
+	return func(want []string) (map[string]*tensor.Tensor, error) {
+		stop := stillRunning(opt, fmt.Sprintf("graph %q's backward probe (the compiled comparisons' decisions, %d)", termsafe.String(u.Captured.Name), len(want)))
+		defer stop()
+		lp, names, err := u.ProbeProgram(stages.RoleBackward, want)
+		if err != nil {
+			return nil, err
+		}
+		p, err := program(tr, u, lp, opt)
+		if err != nil {
+			return nil, fmt.Errorf("backward probe: %w", err)
+		}
+		in, err := programInputs(p.Manifest, lp.Graph, res.Saved)
+		if err != nil {
+			return nil, fmt.Errorf("backward probe: %w", err)
+		}
+		out, err := compiler.Exec(p.Library, p.Manifest, in, compiler.ExecOptions{Runs: 1, NoKernelTimes: true, Autotune: compiler.AutotuneEnabled()})
+		if err != nil {
+			return nil, fmt.Errorf("backward probe: %w", err)
+		}
+		n := len(res.Grads)
+		if len(out.Outputs) != n+len(names) {
+			return nil, fmt.Errorf("backward probe: %d outputs, want %d gradients and %d probed", len(out.Outputs), n, len(names))
+		}
+		for i, g := range res.Grads {
+			if g == nil || out.Outputs[i] == nil || !bytes.Equal(g.Bytes(), out.Outputs[i].Bytes()) {
+				return nil, fmt.Errorf("backward probe: gradient %d differs from the judged run's (the probe's kernels round otherwise)", i)
+			}
+		}
+		vals := map[string]*tensor.Tensor{}
+		for i, name := range names {
+			vals[name] = out.Outputs[n+i]
+		}
+		return vals, nil
+	}
 }
 
 // runCompiled builds (or finds) and runs u's compiled programs.
@@ -241,7 +292,7 @@ func programInputs(m *compiler.Manifest, g *ir.Graph, saved map[string]*tensor.T
 // fill replaces gr's comparisons with the compiled values' and adds the
 // timings.
 func (cr *compiledRun) fill(u *stages.Unit, gr *GraphResult, refs *references) error {
-	if err := judgeGraph(u, refs, gr, tensorsToValues(cr.results.Outputs), tensorsToValues(cr.results.Grads)); err != nil {
+	if err := judgeGraph(u, refs, gr, tensorsToValues(cr.results.Outputs), tensorsToValues(cr.results.Grads), cr.results.Saved, cr.probe); err != nil {
 		return fmt.Errorf("graph %q: compiled: %w", u.Captured.Name, err)
 	}
 	gr.Timing.CompiledMS = compiler.Median(cr.seconds) * 1e3

@@ -137,11 +137,33 @@ func flipKeep(sites []flipSite) map[*ir.Node]bool {
 }
 
 // flipCand is one ambiguous element: comparison cmp's flat element i,
-// score its distance from the threshold over its rounding.
+// score its distance from the threshold over its rounding, fTrue F's
+// result of the comparison there.
 type flipCand struct {
 	cmp   *ir.Node
 	i     int
 	score float64
+	fTrue bool
+}
+
+// siteCands are one site's ambiguous elements, all of them.
+type siteCands struct {
+	site  flipSite
+	cands []flipCand
+}
+
+// compares is the site comparison's result on one value of its input
+// (gt(relu(y), 0) is y > 0, le(relu(y), 0) is y <= 0).
+func (s flipSite) compares(x float64) bool {
+	switch s.cmp.Target {
+	case "aten.gt":
+		return x > s.thr
+	case "aten.ge":
+		return x >= s.thr
+	case "aten.lt":
+		return x < s.thr
+	}
+	return x <= s.thr
 }
 
 // ambiguousFlips lists the elements whose value in F lies within twice its
@@ -153,6 +175,20 @@ type flipCand struct {
 // the sites' inputs.
 func ambiguousFlips(sites []flipSite, f, noise map[*ir.Node]ir.Value) []flipCand {
 	var all []flipCand
+	for _, sc := range ambiguousBySite(sites, f, noise) {
+		all = append(all, sc.cands...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].score < all[j].score })
+	if len(all) > flipMost {
+		all = all[:flipMost]
+	}
+	return all
+}
+
+// ambiguousBySite is every site's ambiguous elements (ambiguousFlips'
+// rule), untruncated; a site with more than flipCap is left out.
+func ambiguousBySite(sites []flipSite, f, noise map[*ir.Node]ir.Value) []siteCands {
+	var all []siteCands
 	for _, s := range sites {
 		a, ok1 := f[s.y].(*tensor.Tensor)
 		b, ok2 := noise[s.y].(*tensor.Tensor)
@@ -169,16 +205,12 @@ func ambiguousFlips(sites []flipSite, f, noise map[*ir.Node]ir.Value) []flipCand
 				continue
 			}
 			if env := math.Max(d, rms); env > 0 && math.Abs(x-s.thr) <= 2*env {
-				cs = append(cs, flipCand{s.cmp, i, math.Abs(x-s.thr) / env})
+				cs = append(cs, flipCand{s.cmp, i, math.Abs(x-s.thr) / env, s.compares(x)})
 			}
 		}
 		if len(cs) <= flipCap {
-			all = append(all, cs...)
+			all = append(all, siteCands{s, cs})
 		}
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].score < all[j].score })
-	if len(all) > flipMost {
-		all = all[:flipMost]
 	}
 	return all
 }
@@ -252,9 +284,15 @@ func nearRounding(a, b *tensor.Tensor, thr float64) float64 {
 // compared on.
 type flippedRef struct {
 	cands []flipCand
-	once  sync.Once
-	run   func(c flipCand, k int) *stages.RefRun
-	runs  []*stages.RefRun // per cand; nil where the run failed
+	// sites are every site's ambiguous elements (cands are the flipMost
+	// nearest of them), which a backend's own decisions are read at
+	// (decided).
+	sites []siteCands
+	// runFlips is F with the listed elements flipped.
+	runFlips func(flips map[*ir.Node][]int, what string) *stages.RefRun
+	once     sync.Once
+	run      func(c flipCand, k int) *stages.RefRun
+	runs     []*stages.RefRun // per cand; nil where the run failed
 	// effs caches effects per compared value: a gradient is judged
 	// against PyTorch and against gcdbg's eager run, and PyTorch's value
 	// is explained too, each with the same effects.
@@ -277,10 +315,16 @@ func (f *flippedRef) get() []*stages.RefRun {
 }
 
 // flipEffect is one flip's effect on a compared value: F with the element
-// flipped, minus F (float64).
+// flipped, minus F (float64); or, with n > 1, the effect of the n flips a
+// backend's run made (decidedFlips), cmp nil.
 type flipEffect struct {
 	label string
 	d     *tensor.Tensor
+	cmp   *ir.Node
+	n     int
+	// of is, for a backend's flips, the ambiguous elements it decided,
+	// either way.
+	of int
 }
 
 // effects are the flips' effects on w (f64: F's value of w); those that
@@ -293,26 +337,9 @@ func (f *flippedRef) effects(w what, f64 *tensor.Tensor) []flipEffect {
 	}
 	var out []flipEffect
 	for k, rr := range f.get() {
-		ft := w.pick(rr)
-		if ft == nil || f64 == nil || ft.Numel() != f64.Numel() {
-			continue
-		}
-		d, err := tensor.Zeros(f64.Shape, tensor.Float64)
-		if err != nil {
-			continue
-		}
-		moved := false
-		for i := 0; i < d.Numel(); i++ {
-			v := ft.Flat(i) - f64.Flat(i)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				v = 0
-			}
-			moved = moved || v != 0
-			d.SetFlat(i, v)
-		}
-		if moved {
+		if d := effectOn(w, rr, f64); d != nil {
 			c := f.cands[k]
-			out = append(out, flipEffect{label: fmt.Sprintf("%s[%d]", c.cmp.Name, c.i), d: d})
+			out = append(out, flipEffect{label: fmt.Sprintf("%s[%d]", c.cmp.Name, c.i), d: d, cmp: c.cmp, n: 1})
 		}
 	}
 	if f.effs == nil {
@@ -320,6 +347,32 @@ func (f *flippedRef) effects(w what, f64 *tensor.Tensor) []flipEffect {
 	}
 	f.effs[w] = out
 	return out
+}
+
+// effectOn is rr's value of w minus F's (f64), non-finite differences as
+// 0; nil where rr has no such value or it equals F's.
+func effectOn(w what, rr *stages.RefRun, f64 *tensor.Tensor) *tensor.Tensor {
+	ft := w.pick(rr)
+	if ft == nil || f64 == nil || ft.Numel() != f64.Numel() {
+		return nil
+	}
+	d, err := tensor.Zeros(f64.Shape, tensor.Float64)
+	if err != nil {
+		return nil
+	}
+	moved := false
+	for i := 0; i < d.Numel(); i++ {
+		v := ft.Flat(i) - f64.Flat(i)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			v = 0
+		}
+		moved = moved || v != 0
+		d.SetFlat(i, v)
+	}
+	if !moved {
+		return nil
+	}
+	return d
 }
 
 // withFlips is t (a float64 copy) plus sign times the effects es[set]: F
@@ -338,6 +391,22 @@ func withFlips(t *tensor.Tensor, es []flipEffect, set []int, sign float64) *tens
 		out.SetFlat(i, v)
 	}
 	return out
+}
+
+// flipCount is how many elements the effects es[set] flip (set nil:
+// every effect of es).
+func flipCount(es []flipEffect, set []int) int {
+	n := 0
+	if set == nil {
+		for _, e := range es {
+			n += max(e.n, e.of, 1)
+		}
+		return n
+	}
+	for _, k := range set {
+		n += max(es[k].n, 1)
+	}
+	return n
 }
 
 // flipLabels names the flips es[set]: "gt_1[1753627], gt_11[333339]".
@@ -404,18 +473,232 @@ func rmsBetween(a, b *tensor.Tensor) float64 {
 // runs' values of the sites' inputs (which the caller may then drop); nil
 // where no element is ambiguous. running is the progress notice's wrapper.
 func newFlippedRef(u *stages.Unit, f, noise map[*ir.Node]ir.Value, sites []flipSite, running func(what string) func()) *flippedRef {
-	cands := ambiguousFlips(sites, f, noise)
+	bySite := ambiguousBySite(sites, f, noise)
+	var cands []flipCand
+	for _, sc := range bySite {
+		cands = append(cands, sc.cands...)
+	}
 	if len(cands) == 0 {
 		return nil
 	}
-	return &flippedRef{cands: cands, run: func(c flipCand, k int) *stages.RefRun {
-		defer running(fmt.Sprintf("reference runs: float64 with comparison element %d of %d within rounding of its threshold flipped", k+1, len(cands)))()
-		vals, err := interp.RunWith(u.Joint.Graph, nil, interp.Options{Precision: interp.Float64, Flip: map[*ir.Node][]int{c.cmp: {c.i}}})
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score < cands[j].score })
+	if len(cands) > flipMost {
+		cands = cands[:flipMost]
+	}
+	runFlips := func(flips map[*ir.Node][]int, what string) *stages.RefRun {
+		defer running(what)()
+		vals, err := interp.RunWith(u.Joint.Graph, nil, interp.Options{Precision: interp.Float64, Flip: flips})
 		if err != nil || len(vals) < u.Joint.NumOutputs {
 			return nil
 		}
 		return &stages.RefRun{Grads: vals[u.Joint.NumOutputs:]}
+	}
+	return &flippedRef{cands: cands, sites: bySite, runFlips: runFlips, run: func(c flipCand, k int) *stages.RefRun {
+		return runFlips(map[*ir.Node][]int{c.cmp: {c.i}},
+			fmt.Sprintf("reference runs: float64 with comparison element %d of %d within rounding of its threshold flipped", k+1, len(cands)))
 	}}
+}
+
+// decidedFlips are the ambiguous elements a backend's run decided the
+// other way from F, read from the values its forward saved for the
+// backward: a comparison the backward computes from a saved tensor (or
+// that the forward saved itself) was decided on exactly that value. A
+// comparison the backward recomputes from further back (a ReLU after an
+// InstanceNorm whose input was saved) is read from a probe: the backward
+// built again with the comparisons returned too, run on the same saved
+// tensors, and believed only where its gradients are bit-identical to the
+// judged run's. A style-transfer network's ten ReLUs after InstanceNorm
+// have hundreds of ambiguous elements; its compiled kernels decided one
+// outside the 16 nearest the other way, and two gradients were a false
+// alarm (examples/review8 finding 3). The search (bestFlips) guesses
+// among 16; this reads which, at any number of them, and costs one
+// float64 run (and a probe's build and run, the first time a gradient
+// fails). Only elements ambiguous in F count: a backend that decides an
+// element far from its threshold the other way computed something else,
+// and no flip explains it.
+type decidedFlips struct {
+	ref   *flippedRef
+	saved map[string]*tensor.Tensor
+	probe func(names []string) (map[string]*tensor.Tensor, error)
+	// resolved: read, flips, n, of and label are set (resolve).
+	resolved sync.Once
+	// read are the sites whose decisions were read; flips the elements
+	// of each decided the other way, n their count, of the ambiguous
+	// elements read.
+	read  map[*ir.Node]bool
+	flips map[*ir.Node][]int
+	n, of int
+	label string
+	// probeErr says why the probe was not used (nil: not needed, or
+	// used); probed, that it was.
+	probeErr error
+	probed   bool
+	once     sync.Once
+	run      *stages.RefRun
+	mu       sync.Mutex
+	effs     map[what]*flipEffect
+}
+
+// decided is how a backend decided each ambiguous element, read (when a
+// gradient first needs it) from its saved tensors (the forward's outputs
+// for the backward, by joint-graph node name) and, for the comparisons
+// they do not show, from probe (nil: none); nil when f is nil or there is
+// nothing to read from.
+func (f *flippedRef) decided(saved map[string]*tensor.Tensor, probe func(names []string) (map[string]*tensor.Tensor, error)) *decidedFlips {
+	if f == nil || (len(saved) == 0 && probe == nil) {
+		return nil
+	}
+	return &decidedFlips{ref: f, saved: saved, probe: probe}
+}
+
+// resolve reads the decisions: from the saved tensors, then from the
+// probe for the sites with ambiguous elements they leave unread.
+func (d *decidedFlips) resolve() {
+	d.resolved.Do(func() {
+		d.read, d.flips = map[*ir.Node]bool{}, map[*ir.Node][]int{}
+		var labels []string
+		readFrom := func(vals map[string]*tensor.Tensor) {
+			for _, sc := range d.ref.sites {
+				if d.read[sc.site.cmp] {
+					continue
+				}
+				dec := siteDecisions(sc.site, vals)
+				if dec == nil {
+					continue
+				}
+				d.read[sc.site.cmp] = true
+				d.of += len(sc.cands)
+				for _, c := range sc.cands {
+					got, ok := dec(c.i)
+					if ok && got != c.fTrue {
+						d.flips[c.cmp] = append(d.flips[c.cmp], c.i)
+						d.n++
+						if len(labels) < 8 {
+							labels = append(labels, fmt.Sprintf("%s[%d]", c.cmp.Name, c.i))
+						}
+					}
+				}
+			}
+		}
+		readFrom(d.saved)
+		var want []string
+		for _, sc := range d.ref.sites {
+			if !d.read[sc.site.cmp] && len(sc.cands) > 0 {
+				want = append(want, sc.site.cmp.Name)
+			}
+		}
+		if len(want) > 0 && d.probe != nil {
+			vals, err := d.probe(want)
+			if err != nil {
+				d.probeErr = err
+			} else {
+				d.probed = true
+				readFrom(vals)
+			}
+		}
+		if d.n > len(labels) {
+			labels = append(labels, fmt.Sprintf("and %d more", d.n-len(labels)))
+		}
+		d.label = strings.Join(labels, ", ")
+	})
+}
+
+// savedTensors are the tensors among a backend's saved values.
+func savedTensors(saved map[string]ir.Value) map[string]*tensor.Tensor {
+	out := map[string]*tensor.Tensor{}
+	for name, v := range saved {
+		if t, ok := v.(*tensor.Tensor); ok {
+			out[name] = t
+		}
+	}
+	return out
+}
+
+// siteDecisions is how a backend decided site s's elements, from the
+// saved value of the comparison itself, of its input, or of the value
+// its ReLU reads; nil when none of them was saved.
+func siteDecisions(s flipSite, saved map[string]*tensor.Tensor) func(i int) (bool, bool) {
+	within := func(t *tensor.Tensor, i int) bool { return i >= 0 && i < t.Numel() }
+	if t := saved[s.cmp.Name]; t != nil && t.DType == tensor.Bool {
+		return func(i int) (bool, bool) {
+			if !within(t, i) {
+				return false, false
+			}
+			return t.Flat(i) != 0, true
+		}
+	}
+	var from []*ir.Node
+	if a, ok := s.cmp.Args[0].(*ir.Node); ok {
+		from = append(from, a)
+	}
+	from = append(from, s.y)
+	for _, n := range from {
+		if t := saved[n.Name]; t != nil && t.DType.IsFloat() {
+			return func(i int) (bool, bool) {
+				if !within(t, i) {
+					return false, false
+				}
+				x := t.Flat(i)
+				return s.compares(x), !math.IsNaN(x)
+			}
+		}
+	}
+	return nil
+}
+
+// effects are the effects judging w may choose from: the backend's own
+// flips as one, and the search's single flips at the sites whose
+// decisions could not be read (those runs only when some site could
+// not).
+func (d *decidedFlips) effects(w what, f64 *tensor.Tensor) []flipEffect {
+	d.resolve()
+	var out []flipEffect
+	if e := d.effect(w, f64); e != nil {
+		out = append(out, *e)
+	}
+	unread := false
+	for _, sc := range d.ref.sites {
+		unread = unread || (!d.read[sc.site.cmp] && len(sc.cands) > 0)
+	}
+	if !unread {
+		return out
+	}
+	for _, e := range d.ref.effects(w, f64) {
+		if !d.read[e.cmp] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// effect is the backend's flips' effect on w: F with every one of them
+// flipped (one float64 run, the first time), minus F; nil when it made
+// none or they move nothing.
+func (d *decidedFlips) effect(w what, f64 *tensor.Tensor) *flipEffect {
+	if d.n == 0 {
+		return nil
+	}
+	d.once.Do(func() {
+		d.run = d.ref.runFlips(d.flips, fmt.Sprintf("reference runs: float64 with the %d comparison element(s) the run judged decided the other way flipped", d.n))
+	})
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if e, ok := d.effs[w]; ok {
+		return e
+	}
+	var e *flipEffect
+	if diff := effectOn(w, d.run, f64); diff != nil {
+		from := "read from its forward's saved tensors"
+		if d.probed {
+			from += " and from a probe of its backward whose gradients were bit-identical"
+		}
+		e = &flipEffect{label: d.label + " (as the run judged here decided them: " + from + ")", d: diff, n: d.n, of: d.of}
+	}
+	if d.effs == nil {
+		d.effs = map[what]*flipEffect{}
+	}
+	d.effs[w] = e
+	return e
 }
 
 // secondChance judges in, and where that fails (not for want of agreement
@@ -450,7 +733,7 @@ func secondChance(in verdict.Input, effs func() []flipEffect) verdict.Judgement 
 	if !j2.Match {
 		return j
 	}
-	what := fmt.Sprintf("%d of the %d comparison element(s) within float32 rounding of their threshold decided the other way (%s)", len(set), len(es), flipLabels(es, set))
+	what := fmt.Sprintf("%d of the %d comparison element(s) within float32 rounding of their threshold decided the other way (%s)", flipCount(es, set), flipCount(es, nil), flipLabels(es, set))
 	j2.Check = j.Check
 	j2.Reference += " with " + what
 	j2.Why = "matches only with " + what + ": without, " + j.Why
@@ -463,7 +746,7 @@ func secondChance(in verdict.Input, effs func() []flipEffect) verdict.Judgement 
 // nearer than none.
 func bestFlips(r, f *tensor.Tensor, es []flipEffect) []int {
 	m := len(es)
-	if m == 0 || m > 16 || r.Numel() != f.Numel() {
+	if m == 0 || m > flipMost+1 || r.Numel() != f.Numel() {
 		return nil
 	}
 	rd := make([]float64, m)

@@ -150,6 +150,14 @@ func (r *references) buffersRecorded() bool {
 // trace has none: no comparison is claimed) and against gcdbg's eager
 // result; both under the one accuracy rule of package verdict.
 func (r *references) judge(w what, got *tensor.Tensor) (vsExpected, vsEager *verdict.Judgement) {
+	return r.judgeDecided(w, got, nil)
+}
+
+// judgeDecided is judge for a backend whose own decisions of the
+// ambiguous comparisons were read from its saved tensors (dec, nil where
+// none was): a gradient that fails is judged again with those flips, and
+// searched for only at the comparisons it did not save.
+func (r *references) judgeDecided(w what, got *tensor.Tensor, dec *decidedFlips) (vsExpected, vsEager *verdict.Judgement) {
 	native, f64, noise, pt := w.pick(r.native), w.pick(r.f64), w.pick(r.noise), r.expected(w)
 	note := ""
 	if r.f64Err != nil {
@@ -172,9 +180,11 @@ func (r *references) judge(w what, got *tensor.Tensor) (vsExpected, vsEager *ver
 	}
 	judge := verdict.Judge
 	if r.flipped != nil && f64 != nil && w.kind == "grad" {
-		judge = func(in verdict.Input) verdict.Judgement {
-			return secondChance(in, func() []flipEffect { return r.flipped.effects(w, f64) })
+		effs := func() []flipEffect { return r.flipped.effects(w, f64) }
+		if dec != nil {
+			effs = func() []flipEffect { return dec.effects(w, f64) }
 		}
+		judge = func(in verdict.Input) verdict.Judgement { return secondChance(in, effs) }
 	}
 	if pt != nil {
 		j := judge(verdict.Input{Result: got, Against: pt, Ref64: f64, RefNote: note, Baselines: base,
@@ -193,7 +203,15 @@ func (r *references) judge(w what, got *tensor.Tensor) (vsExpected, vsEager *ver
 	if native != nil {
 		j := judge(verdict.Input{Result: got, Against: native, Ref64: f64, RefNote: note, Baselines: base})
 		vsEager = &j
-	} else {
+	}
+	if dec != nil && dec.probeErr != nil {
+		for _, j := range []*verdict.Judgement{vsExpected, vsEager} {
+			if j != nil && !j.Match {
+				j.Why += fmt.Sprintf("; how this run decided the comparisons its backward recomputes could not be read (%v), so only the %d nearest their threshold were tried", dec.probeErr, flipMost)
+			}
+		}
+	}
+	if native == nil {
 		vsEager = &verdict.Judgement{Why: fmt.Sprintf("gcdbg's eager run has no %s %s", w.kind, w.label())}
 	}
 	return vsExpected, vsEager
@@ -208,9 +226,12 @@ func (w what) label() string {
 
 // judgeGraph fills gr's outputs, grads and buffers with the verdicts on
 // the values a backend computed: outs (every output of the program that
-// computes the user's outputs, write-backs included) and grads.
-func judgeGraph(u *stages.Unit, r *references, gr *GraphResult, outs, grads []ir.Value) error {
-	if err := judgeValues(u, r, gr, outs, grads); err != nil {
+// computes the user's outputs, write-backs included) and grads; saved
+// are its forward's saved tensors by name (nil: none), where its own
+// decisions of the comparisons within rounding are read, and probe
+// (nil: none) reads those the saved tensors do not show (flips.go).
+func judgeGraph(u *stages.Unit, r *references, gr *GraphResult, outs, grads []ir.Value, saved map[string]*tensor.Tensor, probe func(names []string) (map[string]*tensor.Tensor, error)) error {
+	if err := judgeValues(u, r, gr, outs, grads, r.flipped.decided(saved, probe)); err != nil {
 		return err
 	}
 	defer noteUnstable(r, gr)
@@ -232,7 +253,7 @@ func judgeGraph(u *stages.Unit, r *references, gr *GraphResult, outs, grads []ir
 	return nil
 }
 
-func judgeValues(u *stages.Unit, r *references, gr *GraphResult, outs, grads []ir.Value) error {
+func judgeValues(u *stages.Unit, r *references, gr *GraphResult, outs, grads []ir.Value, dec *decidedFlips) error {
 	nUser := u.UserOutputs()
 	if len(outs) < nUser {
 		return fmt.Errorf("the backend returned %d outputs, the user's graph %d", len(outs), nUser)
@@ -294,7 +315,7 @@ func judgeValues(u *stages.Unit, r *references, gr *GraphResult, outs, grads []i
 		} else if got, err := interp.AsTensor(grads[i]); err != nil {
 			return fmt.Errorf("grad of %s: %w", target, err)
 		} else {
-			g.VsExpected, g.VsEager = r.judge(what{kind: "grad", index: i, name: target}, got)
+			g.VsExpected, g.VsEager = r.judgeDecided(what{kind: "grad", index: i, name: target}, got, dec)
 		}
 		gr.Grads = append(gr.Grads, g)
 	}

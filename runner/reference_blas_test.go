@@ -49,7 +49,7 @@ func TestBLASReferenceStillCatchesInjectedError(t *testing.T) {
 				t.Fatal(err)
 			}
 			var gr GraphResult
-			if err := judgeGraph(u, refs, &gr, outs, grads); err != nil {
+			if err := judgeGraph(u, refs, &gr, outs, grads, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			checkAllMatch(t, gr, "")
@@ -74,7 +74,7 @@ func TestBLASReferenceStillCatchesInjectedError(t *testing.T) {
 			g := grads[0].(*tensor.Tensor).Clone()
 			g.SetFlat(7, g.Flat(7)*(1+1e-3))
 			bad[0] = g
-			if err := judgeGraph(u, refs, &gr, outs, bad); err != nil {
+			if err := judgeGraph(u, refs, &gr, outs, bad, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			for what, j := range map[string]*verdict.Judgement{"vs PyTorch": gr.Grads[0].VsExpected, "vs eager": gr.Grads[0].VsEager} {

@@ -229,12 +229,12 @@ func runGraph(tr *trace.Trace, u *stages.Unit, opt Options) (GraphResult, *refer
 		return gr, nil, where(err)
 	}
 	stop := saying("pipeline graphs under the eager interpreter")
-	outs, grads, err := u.RunPipeline()
+	outs, grads, saved, err := u.RunPipelineSaved()
 	stop()
 	if err != nil {
 		return gr, nil, where(err)
 	}
-	if err := judgeGraph(u, refs, &gr, outs, grads); err != nil {
+	if err := judgeGraph(u, refs, &gr, outs, grads, savedTensors(saved), nil); err != nil {
 		return gr, nil, where(err)
 	}
 	stop = saying("eager interpreter timing")

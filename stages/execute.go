@@ -45,23 +45,30 @@ func (u *Unit) RunJoint() (outs, grads []ir.Value, err error) {
 // partition's forward then backward graph when the graph trains, the
 // decomposed graph otherwise. grads is nil for inference graphs.
 func (u *Unit) RunPipeline() (outs, grads []ir.Value, err error) {
+	outs, grads, _, err = u.RunPipelineSaved()
+	return outs, grads, err
+}
+
+// RunPipelineSaved is RunPipeline that also returns the forward's saved
+// tensors by name (nil for an inference graph).
+func (u *Unit) RunPipelineSaved() (outs, grads []ir.Value, saved map[string]ir.Value, err error) {
 	if u.Partition == nil || u.Joint == nil {
 		outs, err = interp.Run(u.Decomposed, nil)
-		return outs, nil, err
+		return outs, nil, nil, err
 	}
 	res := NewResults[ir.Value]()
 	fwd, err := interp.Run(u.Partition.Forward, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := res.Add(u, RoleForward, fwd); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	grads, err = interp.Run(u.Partition.Backward, interp.Inputs(res.Saved))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return res.Outputs, grads, nil
+	return res.Outputs, grads, res.Saved, nil
 }
 
 // RefRun is one graph's results under one interpreter precision: the

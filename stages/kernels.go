@@ -15,16 +15,23 @@ import (
 // renderKernels renders every compiled graph of u.
 func renderKernels(u *Unit) error {
 	for _, lp := range u.Programs {
-		if lp.Schedule == nil {
-			continue
+		if err := renderProgram(u, lp); err != nil {
+			return err
 		}
-		src, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C,
-			render.Options{Trace: traceLabel(u), Graph: u.Captured.Name, Role: lp.Role})
-		if err != nil {
-			return fmt.Errorf("%s graph: %w", lp.Role, err)
-		}
-		lp.Source = src
 	}
+	return nil
+}
+
+func renderProgram(u *Unit, lp *LoopProgram) error {
+	if lp.Schedule == nil {
+		return nil
+	}
+	src, err := render.Render(lp.Loops, lp.Schedule.Kernels, lp.Memory, render.C,
+		render.Options{Trace: traceLabel(u), Graph: u.Captured.Name, Role: lp.Role})
+	if err != nil {
+		return fmt.Errorf("%s graph: %w", lp.Role, err)
+	}
+	lp.Source = src
 	return nil
 }
 

@@ -50,28 +50,43 @@ func compiledGraphs(u *Unit) []*LoopProgram {
 func lowerLoops(u *Unit) error {
 	u.Programs = compiledGraphs(u)
 	for _, lp := range u.Programs {
-		g := lp.Graph
-		if lp.Role == RoleBackward {
-			g, lp.Aliases = simplifySums(cseGraph(g)) // cse.go: duplicate pointwise nodes merged; simplify_bwd.go: factors out of sums
+		if err := lowerProgram(lp); err != nil {
+			return err
 		}
-		p, err := loopir.Lower(g)
-		if err != nil {
-			return fmt.Errorf("%s graph: %w", lp.Role, err)
-		}
-		lp.Loops, lp.Lowered = p, p
 	}
+	return nil
+}
+
+// lowerProgram lowers one compiled graph.
+func lowerProgram(lp *LoopProgram) error {
+	g := lp.Graph
+	if lp.Role == RoleBackward {
+		g, lp.Aliases = simplifySums(cseGraph(g)) // cse.go: duplicate pointwise nodes merged; simplify_bwd.go: factors out of sums
+	}
+	p, err := loopir.Lower(g)
+	if err != nil {
+		return fmt.Errorf("%s graph: %w", lp.Role, err)
+	}
+	lp.Loops, lp.Lowered = p, p
 	return nil
 }
 
 // scheduleFusion fuses each program's loop-IR nodes into kernels.
 func scheduleFusion(u *Unit) error {
 	for _, lp := range u.Programs {
-		s, err := sched.Fuse(lp.Loops)
-		if err != nil {
-			return fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
+		if err := fuseProgram(u, lp); err != nil {
+			return err
 		}
-		lp.Schedule, lp.Loops = s, s.Program
 	}
+	return nil
+}
+
+func fuseProgram(u *Unit, lp *LoopProgram) error {
+	s, err := sched.Fuse(lp.Loops)
+	if err != nil {
+		return fmt.Errorf("graph %q (%s): %w", u.Captured.Name, lp.Role, err)
+	}
+	lp.Schedule, lp.Loops = s, s.Program
 	return nil
 }
 
@@ -79,11 +94,15 @@ func scheduleFusion(u *Unit) error {
 // lifetime and a storage, reusing dead buffers and overwriting in place.
 func planMemory(u *Unit) error {
 	for _, lp := range u.Programs {
-		if lp.Schedule != nil {
-			lp.Memory = render.PlanMemory(lp.Loops, lp.Schedule.Kernels, render.C)
-		}
+		planProgram(lp)
 	}
 	return nil
+}
+
+func planProgram(lp *LoopProgram) {
+	if lp.Schedule != nil {
+		lp.Memory = render.PlanMemory(lp.Loops, lp.Schedule.Kernels, render.C)
+	}
 }
 
 // printPrograms prints one section per compiled graph.

@@ -1,0 +1,185 @@
+package runner
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"gcdbg/ir"
+	"gcdbg/stages"
+	"gcdbg/tensor"
+)
+
+// A backend's own decisions of the comparisons within rounding of their
+// threshold are read from the tensors its forward saved (decidedFlips),
+// not guessed among the flipMost nearest: a style-transfer network's
+// compiled kernels decided one ReLU element outside the 16 candidates the
+// other way, and two gradients were a false alarm (examples/review8
+// finding 3). Here the search is denied the element that was flipped (it
+// is taken out of the candidates, as an element beyond the 16th is), and
+// the "compiled" gradient is F with that element flipped, rounded to
+// float32.
+func TestDecidedFlipsAreReadFromTheSavedTensors(t *testing.T) {
+	_, units := loadUnits(t, "testdata/relu_flip_wavenet.json")
+	u := units[0]
+	refs, err := newReferences(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, savedVals, err := u.RunPipelineSaved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := savedTensors(savedVals)
+	w := gradNamed(t, u, "out1.bias")
+	f := w.pick(refs.f64)
+	scale := rmsOf(f)
+
+	// The element: one of the sites' ambiguous elements whose flip moves
+	// out1.bias's gradient far beyond rounding.
+	var c flipCand
+	var flipped *tensor.Tensor
+	for _, sc := range refs.flipped.sites {
+		for _, cand := range sc.cands {
+			rr := refs.flipped.runFlips(map[*ir.Node][]int{cand.cmp: {cand.i}}, "test")
+			if d := effectOn(w, rr, f); d != nil && rmsOf(d) > 1e-4*scale {
+				c, flipped = cand, w.pick(rr)
+				break
+			}
+		}
+	}
+	if flipped == nil {
+		t.Fatal("test premise: an ambiguous element whose flip moves out1.bias's gradient")
+	}
+	from, ok := c.cmp.Args[0].(*ir.Node)
+	if !ok || saved[from.Name] == nil {
+		t.Fatalf("test premise: the pipeline saves %s's input for the backward", c.cmp.Name)
+	}
+	if got, _ := siteDecisions(flipSite{cmp: c.cmp, y: from, thr: 0}, saved)(c.i); got != c.fTrue {
+		t.Fatalf("test premise: the eager pipeline decided %s[%d] as F", c.cmp.Name, c.i)
+	}
+	var keep []flipCand
+	for _, k := range refs.flipped.cands {
+		if k.cmp != c.cmp || k.i != c.i {
+			keep = append(keep, k)
+		}
+	}
+	refs.flipped.cands = keep
+
+	got, err := tensor.Zeros(flipped.Shape, tensor.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < got.Numel(); i++ {
+		got.SetFlat(i, float64(float32(flipped.Flat(i))))
+	}
+	// The run's saved ReLU output, with that element on the other side.
+	decidedOther := map[string]*tensor.Tensor{}
+	for k, v := range saved {
+		decidedOther[k] = v
+	}
+	moved := saved[from.Name].Clone()
+	if c.fTrue {
+		moved.SetFlat(c.i, 0)
+	} else {
+		moved.SetFlat(c.i, 1e-30)
+	}
+	decidedOther[from.Name] = moved
+
+	dec := refs.flipped.decided(decidedOther, nil)
+	dec.resolve()
+	if dec == nil || dec.n != 1 {
+		t.Fatalf("want the one flip read from the saved values, got %+v", dec)
+	}
+	e, n := refs.judgeDecided(w, got, dec)
+	if !e.Match || !n.Match {
+		t.Errorf("F with the flip the run made must match: %s / %s", e.Detail(), n.Detail())
+	}
+	if !strings.Contains(e.Reference, "as the run judged here decided them") {
+		t.Errorf("the reference must say the flips were read from the run: %q", e.Reference)
+	}
+	// Without the saved values the search, which lacks the element, fails.
+	if e, n := refs.judge(w, got); e.Match || n.Match {
+		t.Errorf("without the run's decisions the flip is outside the candidates and must not match: %s / %s", e.Detail(), n.Detail())
+	}
+	// A run that saved F's decision there did not flip it: no match.
+	if e, n := refs.judgeDecided(w, got, refs.flipped.decided(saved, nil)); e.Match || n.Match {
+		t.Errorf("a flip the run's saved values do not show must not be granted: %s / %s", e.Detail(), n.Detail())
+	}
+	// An error beside the flip is still caught: 1e-4 of the gradient at
+	// its largest element.
+	big := 0
+	for i := 0; i < got.Numel(); i++ {
+		if math.Abs(got.Flat(i)) > math.Abs(got.Flat(big)) {
+			big = i
+		}
+	}
+	bad := got.Clone()
+	bad.SetFlat(big, bad.Flat(big)*1.0001)
+	if e, n := refs.judgeDecided(w, bad, dec); e.Match || n.Match {
+		t.Errorf("an error of 1e-4 beside the flip must not match: %s / %s", e.Detail(), n.Detail())
+	}
+}
+
+// bn_relu_pin's backward recomputes its ReLUs from the BatchNorms' saved
+// inputs, so no saved tensor shows how the compiled backward decided
+// them: the probe (the backward built again with the comparisons
+// returned) reads them, and is believed only where its gradients are
+// bit-identical to the judged run's.
+func TestBackwardProbeReadsTheRecomputedDecisions(t *testing.T) {
+	tr, units := loadUnits(t, "testdata/bn_relu_pin.json")
+	u := units[0]
+	refs, err := newReferences(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, sc := range refs.flipped.sites {
+		if len(sc.cands) == 0 {
+			continue
+		}
+		if siteDecisions(sc.site, nil) != nil {
+			t.Fatalf("test premise: %s is not saved", sc.site.cmp.Name)
+		}
+		want = append(want, sc.site.cmp.Name)
+	}
+	if len(want) == 0 {
+		t.Fatal("test premise: ambiguous elements at a recomputed comparison")
+	}
+	opt := Options{Runs: 1, Device: "cpu"}
+	cr, err := runCompiled(tr, u, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := probeBackward(tr, u, opt, cr.results)
+	vals, err := probe(want)
+	if err != nil {
+		t.Fatalf("the probe of an unchanged backward must be believed: %v", err)
+	}
+	dec := refs.flipped.decided(cr.results.Saved, probe)
+	dec.resolve()
+	for _, sc := range refs.flipped.sites {
+		if len(sc.cands) == 0 {
+			continue
+		}
+		m := vals[sc.site.cmp.Name]
+		if m == nil || m.DType != tensor.Bool || !dec.read[sc.site.cmp] {
+			t.Errorf("%s: no decisions read from the probe (%v)", sc.site.cmp.Name, m)
+		}
+	}
+	if !dec.probed || dec.probeErr != nil {
+		t.Errorf("the decisions must come from the probe: probed %v, %v", dec.probed, dec.probeErr)
+	}
+	// A probe whose gradients differ from the judged run's by one float
+	// step is not believed.
+	other := stages.NewResults[*tensor.Tensor]()
+	other.Saved = cr.results.Saved
+	for _, g := range cr.results.Grads {
+		other.Grads = append(other.Grads, g.Clone())
+	}
+	g0 := other.Grads[0]
+	g0.SetFlat(0, float64(math.Nextafter32(float32(g0.Flat(0)), float32(math.Inf(1)))))
+	if _, err := probeBackward(tr, u, opt, other)(want); err == nil || !strings.Contains(err.Error(), "differs") {
+		t.Errorf("a probe whose gradient 0 differs by one float step must be refused, got %v", err)
+	}
+}
