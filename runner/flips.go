@@ -41,11 +41,19 @@ import (
 // same way before it counts as a baseline (explain): its own flips had
 // let a 0.1% error through (runner/testdata/pytorch_flip_resnet.json).
 
-// flipCap bounds how many elements of one comparison may be flipped: more
-// near its threshold than that is structure (a value exactly at the
-// threshold by construction), not rounding, and the comparison is left
-// alone.
+// flipCap bounds how many ambiguous elements a comparison may have for the
+// search (secondChance's candidates) to take any: more near its threshold
+// than that was taken for structure (a value exactly at the threshold by
+// construction), not rounding.
 const flipCap = 64
+
+// readCap is flipCap for a comparison whose decisions in the judged run are
+// read (decidedFlips), not searched: fast neural style's last ReLU (2 M
+// elements after an InstanceNorm) has 71 elements within rounding of 0, a
+// count of rounding, not of structure (an element exactly at the
+// threshold in both runs is never ambiguous), and a flip the run made
+// there had no explanation. Beyond it a comparison is left alone.
+const readCap = 4096
 
 // flipMost is how many of the graph's ambiguous elements are candidates,
 // those nearest their threshold relative to their rounding: one float64
@@ -166,17 +174,15 @@ func (s flipSite) compares(x float64) bool {
 	return x <= s.thr
 }
 
-// ambiguousFlips lists the elements whose value in F lies within twice its
-// simulated rounding of the threshold - the simulated run's distance from F
-// there, or that distance's rms over the elements nearest the threshold
-// where larger (one draw can be small by chance) - the flipMost nearest
-// first. A value at the threshold in both runs is exact (a padding zero),
-// not rounding. f and noise hold the float64 and simulated runs' values of
-// the sites' inputs.
-func ambiguousFlips(sites []flipSite, f, noise map[*ir.Node]ir.Value) []flipCand {
+// ambiguousFlips are the search's candidates: the flipMost ambiguous
+// elements nearest their threshold (relative to their rounding), from the
+// sites with flipCap of them at most.
+func ambiguousFlips(bySite []siteCands) []flipCand {
 	var all []flipCand
-	for _, sc := range ambiguousBySite(sites, f, noise) {
-		all = append(all, sc.cands...)
+	for _, sc := range bySite {
+		if len(sc.cands) <= flipCap {
+			all = append(all, sc.cands...)
+		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].score < all[j].score })
 	if len(all) > flipMost {
@@ -185,8 +191,13 @@ func ambiguousFlips(sites []flipSite, f, noise map[*ir.Node]ir.Value) []flipCand
 	return all
 }
 
-// ambiguousBySite is every site's ambiguous elements (ambiguousFlips'
-// rule), untruncated; a site with more than flipCap is left out.
+// ambiguousBySite lists, per site, the elements whose value in F lies
+// within twice its simulated rounding of the threshold - the simulated
+// run's distance from F there, or that distance's rms over the elements
+// nearest the threshold where larger (one draw can be small by chance). A
+// value at the threshold in both runs is exact (a padding zero), not
+// rounding. A site with more than readCap is left out. f and noise hold
+// the float64 and simulated runs' values of the sites' inputs.
 func ambiguousBySite(sites []flipSite, f, noise map[*ir.Node]ir.Value) []siteCands {
 	var all []siteCands
 	for _, s := range sites {
@@ -198,7 +209,7 @@ func ambiguousBySite(sites []flipSite, f, noise map[*ir.Node]ir.Value) []siteCan
 		n := a.Numel()
 		rms := nearRounding(a, b, s.thr)
 		var cs []flipCand
-		for i := 0; i < n && len(cs) <= flipCap; i++ {
+		for i := 0; i < n && len(cs) <= readCap; i++ {
 			x := a.Flat(i)
 			d := math.Abs(b.Flat(i) - x)
 			if math.IsNaN(d) || math.IsInf(d, 0) || (x == s.thr && d == 0) {
@@ -208,7 +219,7 @@ func ambiguousBySite(sites []flipSite, f, noise map[*ir.Node]ir.Value) []siteCan
 				cs = append(cs, flipCand{s.cmp, i, math.Abs(x-s.thr) / env, s.compares(x)})
 			}
 		}
-		if len(cs) <= flipCap {
+		if len(cs) <= readCap {
 			all = append(all, siteCands{s, cs})
 		}
 	}
@@ -474,17 +485,14 @@ func rmsBetween(a, b *tensor.Tensor) float64 {
 // where no element is ambiguous. running is the progress notice's wrapper.
 func newFlippedRef(u *stages.Unit, f, noise map[*ir.Node]ir.Value, sites []flipSite, running func(what string) func()) *flippedRef {
 	bySite := ambiguousBySite(sites, f, noise)
-	var cands []flipCand
+	some := false
 	for _, sc := range bySite {
-		cands = append(cands, sc.cands...)
+		some = some || len(sc.cands) > 0
 	}
-	if len(cands) == 0 {
+	if !some {
 		return nil
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score < cands[j].score })
-	if len(cands) > flipMost {
-		cands = cands[:flipMost]
-	}
+	cands := ambiguousFlips(bySite)
 	runFlips := func(flips map[*ir.Node][]int, what string) *stages.RefRun {
 		defer running(what)()
 		vals, err := interp.RunWith(u.Joint.Graph, nil, interp.Options{Precision: interp.Float64, Flip: flips})
