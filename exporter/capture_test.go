@@ -105,21 +105,45 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// len(x.shape) and torch.finfo(x.dtype) fail in fx; the refusal says what
-// traces instead (x.ndim; a named dtype), not the generic advice about
-// .item() and control flow (examples/review8 finding 8).
-func TestLenAndFinfoRefusalsNameTheFix(t *testing.T) {
-	for variant, want := range map[string]string{"len": "x.ndim", "finfo": "torch.finfo(torch.float32)"} {
+// A tensor's dtype and rank are known while the tracer traces (each node's
+// meta value, computed on the 'meta' device from the example inputs), as
+// Dynamo knows them: torch.finfo(s.dtype).min (Hugging Face's and
+// ESPnet's mask fill), guided-diffusion's `while len(e.shape) <
+// len(h.shape)`, `B, *rest = x.shape` and len(x.size()) were refused by fx
+// (examples/review8 finding 8); they now export and match PyTorch, eager
+// and compiled. len() of a tensor is its first size, a traced value, and
+// its refusal names the fix.
+func TestDTypeAndRankAreKnownWhileTracing(t *testing.T) {
+	for _, variant := range []string{"len", "finfo", "star", "lensize"} {
 		out := filepath.Join(t.TempDir(), "fx.json")
 		cmd := exec.Command(python(t), "gcdbg_export.py", filepath.Join("testdata", "fx_len_finfo.py"), "-o", out, "--runs", "0")
 		cmd.Env = append(os.Environ(), "VARIANT="+variant)
-		b, err := cmd.CombinedOutput()
-		if err == nil {
-			t.Errorf("%s: exported; the test's premise is that fx refuses it", variant)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s: export failed: %v\n%s", variant, err, b)
 			continue
 		}
-		if msg := string(b); !strings.Contains(msg, want) || strings.Contains(msg, ".tolist()") {
-			t.Errorf("%s: the refusal does not name %q (or gives the generic advice):\n%s", variant, want, msg)
+		tr, err := trace.Load(out)
+		if err != nil {
+			t.Fatal(err)
 		}
+		for _, dev := range []string{"eager", "cpu"} {
+			res, err := runner.Run(tr, runner.Options{Runs: 1, Device: dev})
+			if err != nil {
+				t.Fatalf("%s %s: %v", variant, dev, err)
+			}
+			if !res.OK || res.Graphs[0].Outputs[0].VsExpected == nil {
+				t.Errorf("%s %s: does not match PyTorch's output:\n%s", variant, dev, res.Summary())
+			}
+		}
+	}
+	out := filepath.Join(t.TempDir(), "fx.json")
+	cmd := exec.Command(python(t), "gcdbg_export.py", filepath.Join("testdata", "fx_len_finfo.py"), "-o", out, "--runs", "0")
+	cmd.Env = append(os.Environ(), "VARIANT=lentensor")
+	b, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatal("lentensor: exported; len() of a traced tensor is a traced size fx cannot loop over")
+	}
+	if msg := string(b); !strings.Contains(msg, "x.shape[0]") || strings.Contains(msg, ".tolist()") {
+		t.Errorf("lentensor: the refusal does not name x.shape[0] (or gives the generic advice):\n%s", msg)
 	}
 }

@@ -402,15 +402,70 @@ def _unpack_count(frame):
     return None
 
 
+# A node's meta value while fx traces (node.meta["gcdbg_meta"]): what it computes on the 'meta'
+# device, from the example inputs' dtypes and shapes (_StackTracer._meta_value). It answers what
+# is static in the graph and Python needs while tracing, as Dynamo answers it: a tensor's dtype
+# (torch.finfo(s.dtype).min, the mask fill of Hugging Face and ESPnet attention) and rank
+# (guided-diffusion's `while len(e.shape) < len(h.shape)`, `B, *rest = x.shape`). Sizes stay
+# traced values. _NO_META where it is not known (an op without a meta kernel, an input not given).
+_NO_META = object()
+
+
+class _MetaUnknown(Exception):
+    pass
+
+
+def _to_meta(v):
+    """v with every proxy replaced by its node's meta value and every tensor moved to the meta
+    device; _MetaUnknown where a proxy's is not known."""
+    if isinstance(v, torch.fx.Proxy):
+        m = v.node.meta.get("gcdbg_meta", _NO_META)
+        if m is _NO_META:
+            raise _MetaUnknown()
+        return m
+    if isinstance(v, torch.Tensor):
+        return v if v.is_meta else v.detach().to("meta")
+    if isinstance(v, torch.Size):
+        return v
+    if isinstance(v, (list, tuple)):
+        out = [_to_meta(x) for x in v]
+        return out if isinstance(v, list) else tuple(out)
+    if isinstance(v, dict):
+        return {k: _to_meta(x) for k, x in v.items()}
+    if isinstance(v, slice):
+        return slice(_to_meta(v.start), _to_meta(v.stop), _to_meta(v.step))
+    return v
+
+
+def _meta_rank(p):
+    """The rank of the tensor whose shape p is (x.shape, x.size()), or None."""
+    if isinstance(p, torch.fx.proxy.Attribute) and p.attr == "shape":
+        m = p.root.node.meta.get("gcdbg_meta", _NO_META) if isinstance(p.root, torch.fx.Proxy) else _NO_META
+        return m.dim() if isinstance(m, torch.Tensor) else None
+    if isinstance(p, torch.fx.Proxy) and not isinstance(p, torch.fx.proxy.Attribute):
+        m = p.node.meta.get("gcdbg_meta", _NO_META)
+        return len(m) if isinstance(m, torch.Size) else None
+    return None
+
+
 class _IterFix:
     """Tuple unpacking of a proxy (`B, T, C = x.shape`, `a, b = h.chunk(2)`) on Python 3.11+:
-    torch 1.13 indexes the instruction list by f_lasti // 2, which CACHE entries break."""
+    torch 1.13 indexes the instruction list by f_lasti // 2, which CACHE entries break. A shape
+    of known rank also unpacks with a star (`B, *rest = x.shape`) and iterates."""
 
     def __iter__(self):
         n = _unpack_count(inspect.currentframe().f_back)
+        if n is None:
+            n = _meta_rank(self)
         if n is not None:
             return (self[i] for i in range(n))
         return self.tracer.iter(self)
+
+    def __len__(self):
+        n = _meta_rank(self)
+        if n is not None:
+            return n
+        return super().__len__()
 
 
 class _Attribute(_IterFix, torch.fx.proxy.Attribute):
@@ -419,6 +474,10 @@ class _Attribute(_IterFix, torch.fx.proxy.Attribute):
 
 class _Proxy(_IterFix, torch.fx.Proxy):
     def __getattr__(self, k):
+        if k == "dtype":
+            m = self.node.meta.get("gcdbg_meta", _NO_META)
+            if isinstance(m, torch.Tensor):
+                return m.dtype
         return _Attribute(self, k)
 
     def __setitem__(self, key, value):
@@ -494,10 +553,14 @@ class _StackTracer(torch.fx.Tracer):
     record_stack_traces = True
     proxy_buffer_attributes = True  # self.mask[...] becomes a get_attr node, not a constant
 
-    def __init__(self, extra_modules=None, mha_seen=None):
+    def __init__(self, extra_modules=None, mha_seen=None, example_inputs=None):
         super().__init__()
         self._extra = extra_modules or {}
         self._mha_seen = mha_seen or {}
+        # the example inputs, one per placeholder in order (their meta values: _to_meta)
+        self._examples = list(example_inputs) if example_inputs is not None else []
+        self._placeholders = 0
+        self._in_meta = False  # computing a meta value: the patched factories call through
         self._rng = None  # the RNG state after the last node was made
         self._drew = None  # (node or None) the first node made after a draw ran at trace time
 
@@ -554,13 +617,15 @@ class _StackTracer(torch.fx.Tracer):
                     raise CaptureError("gcdbg exporter: %s(..., %s=...) cannot be captured\n  what "
                                        "to change: draw from the default generator without %s= "
                                        "(torch.manual_seed seeds it)" % (name, k, k))
+            if self._in_meta:
+                return orig(*args, **kwargs)
             return self.create_proxy("call_function", orig, args, kwargs)
         draw.__name__ = orig.__name__
         return draw
 
     def _factory_call(self, orig):
         def call(*args, **kwargs):
-            if kwargs.get("out") is not None:  # fx's own way: runs, or a node through the out proxy
+            if kwargs.get("out") is not None or self._in_meta:  # fx's own way: runs, or a node through the out proxy
                 return orig(*args, **kwargs)
             return self.create_proxy("call_function", orig, args, kwargs)
         call.__name__ = orig.__name__
@@ -575,7 +640,7 @@ class _StackTracer(torch.fx.Tracer):
             return False
 
         def call(*args, **kwargs):
-            if has_proxy(args) or has_proxy(tuple(kwargs.values())):
+            if not self._in_meta and (has_proxy(args) or has_proxy(tuple(kwargs.values()))):
                 return self.create_proxy("call_function", orig, args, kwargs)
             return orig(*args, **kwargs)
         call.__name__ = orig.__name__
@@ -597,12 +662,71 @@ class _StackTracer(torch.fx.Tracer):
                 % (p.node.name, _current_user_line()))
         if drew:
             self._drew = (p.node,)
+        if kind != "output":
+            p.node.meta["gcdbg_meta"] = self._meta_value(kind, target, args, kwargs)
         return p
+
+    def _meta_value(self, kind, target, args, kwargs):
+        """What the node computes on the meta device (_NO_META where that is not known): a
+        placeholder's example input, a call's result on its arguments' meta values. The RNG
+        state is left as it was (the draw check above compares it), and the factories patched
+        for tracing call through."""
+        if kind == "placeholder":
+            i, self._placeholders = self._placeholders, self._placeholders + 1
+            if i >= len(self._examples):
+                return _NO_META
+            try:
+                return _to_meta(self._examples[i])
+            except _MetaUnknown:
+                return _NO_META
+        try:
+            margs, mkwargs = _to_meta(args), _to_meta(kwargs)
+        except _MetaUnknown:
+            return _NO_META
+        rng = torch.get_rng_state()
+        self._in_meta = True
+        try:
+            if kind == "call_function":
+                if getattr(target, "__name__", "") in _FACTORY_DRAWS + _FACTORY_CALLS + _TORCH_PROXY_ARGS:
+                    mkwargs = dict(mkwargs, device="meta")
+                v = target(*margs, **mkwargs)
+            elif kind == "call_method":
+                v = getattr(margs[0], target)(*margs[1:], **mkwargs)
+            elif kind == "call_module":
+                m = self.root.get_submodule(target)
+                state = {n: t.detach().to("meta") for n, t in
+                         list(m.named_parameters()) + list(m.named_buffers())}
+                # (call_module and getattr call through while _in_meta)
+                v = torch.nn.utils.stateless.functional_call(m, state, tuple(margs), mkwargs)
+            elif kind == "get_attr":
+                v = self.root
+                for part in target.split("."):
+                    v = getattr(v, part)
+            else:
+                return _NO_META
+            return _to_meta(v)
+        except Exception:  # no meta kernel, a Python-only module: not known
+            return _NO_META
+        finally:
+            self._in_meta = False
+            torch.set_rng_state(rng)
 
     def proxy(self, node):
         return _Proxy(node, self)
 
+    def getattr(self, attr, attr_val, parameter_proxy_cache):
+        # fx turns a module's parameter read into a get_attr proxy while it traces; a meta
+        # value's computation (_meta_value) reads the module's own (reparametrized) tensors
+        if self._in_meta:
+            return attr_val
+        return super().getattr(attr, attr_val, parameter_proxy_cache)
+
     def call_module(self, m, forward, args, kwargs):
+        if self._in_meta:
+            return forward(*args, **kwargs)
+        return self._call_module(m, forward, args, kwargs)
+
+    def _call_module(self, m, forward, args, kwargs):
         wn = gcdbg_modcheck.traced_weight_norm(self, m, args, kwargs)  # nn.utils.weight_norm
         if wn is not None:
             return wn
@@ -840,9 +964,10 @@ _CAPTURE_HINTS = [
      "len() of a traced tensor is not known while tracing: use x.shape[0] (or x.size(0)), "
      "which gcdbg records as a size"),
     ("'len' is not supported in symbolic tracing",
-     "len() of a traced tensor or of its shape is not known while fx traces: for the rank "
-     "(guided-diffusion's `while len(e.shape) < len(h.shape)`) use x.ndim or x.dim(), which trace, "
-     "and for the first size x.shape[0]"),
+     "len() of a traced tensor is its first size, a traced value while fx traces, and Python "
+     "cannot loop a traced number of times: take x.shape[0] where a size is needed (views, "
+     "factories and indexing take it as it is) and loop over a Python int (a constant or an "
+     "attribute set in __init__). The rank (len(x.shape), len(x.size())) is known and traces"),
     ("finfo(): argument",
      "torch.finfo(x.dtype): x.dtype is a traced attribute while fx traces, not a torch.dtype. Name "
      "the dtype (torch.finfo(torch.float32).min, or a dtype the model keeps as an attribute set in "
@@ -975,7 +1100,7 @@ def fx_capture(model_or_fn, example_inputs=None):
     if refused:
         raise CaptureError(refused)
     tracer = _StackTracer(None if is_module else _reached_modules(model_or_fn),
-                          _mha_calls(model_or_fn, example_inputs))
+                          _mha_calls(model_or_fn, example_inputs), example_inputs)
     try:
         graph = tracer.trace(model_or_fn)
     except CaptureError:
