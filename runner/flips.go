@@ -734,7 +734,8 @@ func secondChance(in verdict.Input, effs func() []flipEffect) verdict.Judgement 
 	in2.Ref64 = shift(in.Ref64)
 	in2.Baselines = nil
 	for _, b := range in.Baselines {
-		in2.Baselines = append(in2.Baselines, verdict.Baseline{Name: b.Name, T: shift(b.T)})
+		b.T = shift(b.T)
+		in2.Baselines = append(in2.Baselines, b)
 	}
 	in2.Independent, in2.Noise = nil, nil // PyTorch agreed with F in j
 	j2 := verdict.Judge(in2)

@@ -146,7 +146,29 @@ type Judgement struct {
 type Baseline struct {
 	Name string
 	T    *tensor.Tensor
+	// Model marks the simulated run: a model of float32 rounding, not a
+	// float32 computation (ModelCap).
+	Model bool
+	// Measured marks PyTorch's own float32 result: with it, the model is
+	// capped by the float32 computations' distances.
+	Measured bool
 }
+
+// ModelCap bounds the simulated run's distance from F, as a baseline, at
+// this many times the largest distance of the float32 computations
+// (PyTorch's, gcdbg's eager run) where the trace has PyTorch's value. The simulation rounds every sum of K terms by u·√K,
+// float32 accumulated in order; oneDNN's and BLAS's blocked sums err far
+// less, and on a detector's first conv weight gradient (65,536 terms per
+// element: examples/review8 finding 7, YOLO seed 1) the simulated
+// distance was 12× PyTorch's and 15× the compiled kernels': a bound of
+// 2.95e-5 on a gradient of rms 0.1, which a 2·10⁻⁴ relative error
+// injected into the compiled kernel passed. With the cap the bound is at
+// most 2 × 4 = 8× the float32 runs' error (plus the floor) wherever the
+// model is the largest baseline; where their own rounding is the larger,
+// it rules as before. Not PyTorch's alone: a bias gradient that cancels
+// to 0 (group_instance_norm) came out of PyTorch 6·10⁻¹⁰ from F, of
+// gcdbg's eager and compiled float32 runs 4·10⁻⁸ and 1.2·10⁻⁷.
+const ModelCap = 4
 
 // Baselines are the float32 computations baseline_rmse is the largest
 // distance of: PyTorch's recorded result, gcdbg's eager run in the graph's
@@ -155,13 +177,13 @@ type Baseline struct {
 func Baselines(pytorch, native, noise *tensor.Tensor) []Baseline {
 	var bs []Baseline
 	if pytorch != nil {
-		bs = append(bs, Baseline{Name: "PyTorch float32", T: pytorch})
+		bs = append(bs, Baseline{Name: "PyTorch float32", T: pytorch, Measured: true})
 	}
 	if native != nil {
 		bs = append(bs, Baseline{Name: "gcdbg eager " + native.DType.String(), T: native})
 	}
 	if noise != nil {
-		bs = append(bs, Baseline{Name: "simulated float32 rounding", T: noise})
+		bs = append(bs, Baseline{Name: "simulated float32 rounding", T: noise, Model: true})
 	}
 	return bs
 }
@@ -310,14 +332,27 @@ func Judge(in Input) Judgement {
 	j.RMSE = rmse(r, f, r, a)
 	j.WorstErr = maxErr(r, f, r, a)
 	var names []string
+	var modelRMSE, modelWorst float64
+	measured := false
 	for _, b := range in.Baselines {
 		if b.T == nil || !slices.Equal(b.T.Shape, r.Shape) {
 			continue
 		}
-		j.BaselineRMSE = math.Max(j.BaselineRMSE, rmse(b.T, f, r, a))
-		j.BaselineWorstErr = math.Max(j.BaselineWorstErr, maxErr(b.T, f, r, a))
+		e, w := rmse(b.T, f, r, a), maxErr(b.T, f, r, a)
 		names = append(names, b.Name)
+		if b.Model {
+			modelRMSE, modelWorst = math.Max(modelRMSE, e), math.Max(modelWorst, w)
+			continue
+		}
+		measured = measured || b.Measured
+		j.BaselineRMSE = math.Max(j.BaselineRMSE, e)
+		j.BaselineWorstErr = math.Max(j.BaselineWorstErr, w)
 	}
+	if measured {
+		modelRMSE, modelWorst = math.Min(modelRMSE, ModelCap*j.BaselineRMSE), math.Min(modelWorst, ModelCap*j.BaselineWorstErr)
+	}
+	j.BaselineRMSE = math.Max(j.BaselineRMSE, modelRMSE)
+	j.BaselineWorstErr = math.Max(j.BaselineWorstErr, modelWorst)
 	j.Baseline = strings.Join(names, ", ")
 	if !(j.RMSE <= j.Multiplier*j.BaselineRMSE+j.Floor) {
 		j.Match = false

@@ -237,3 +237,45 @@ func TestAllNaNSaysSo(t *testing.T) {
 		t.Errorf("moved NaN: %s", moved.Detail())
 	}
 }
+
+// The simulated run's distance (a model: u·√K per sum of K terms, float32
+// accumulated in order) counts as a baseline only up to ModelCap times the
+// float32 computations' own where PyTorch's value is there: on YOLO's first
+// conv weight gradient (examples/review8 finding 7) it was 12× PyTorch's,
+// and a 2·10⁻⁴ relative error injected into the compiled kernel matched.
+// Without PyTorch's value the model is not capped.
+func TestModelBaselineIsCappedByTheMeasuredOnes(t *testing.T) {
+	const n = 8192
+	shape := []int{n}
+	f := truth(n, 11)
+	// YOLO's sizes, relative to the gradient: PyTorch 1.1e-5, the
+	// simulation 1.4e-4
+	pt := f32(shape, noisy(f, 1e-5, 12))      // PyTorch's float32 rounding
+	native := f32(shape, noisy(f, 1e-5, 13))  // gcdbg's eager float32
+	model := f64(shape, noisy(f, 1.5e-4, 14)) // the simulation, 15× as large
+	in := func(r []float64, withPyTorch bool) Input {
+		var p *tensor.Tensor
+		if withPyTorch {
+			p = pt
+		}
+		return Input{Result: f32(shape, r), Against: native, Ref64: f64(shape, f), Baselines: Baselines(p, native, model)}
+	}
+	injected := noisy(f, 1e-5, 15)
+	for i := range injected {
+		injected[i] *= 1 + 2e-4
+	}
+	if j := Judge(in(injected, true)); j.Match {
+		t.Errorf("a 2e-4 relative error must not hide behind the simulation's 1.5e-4: %s", j.Detail())
+	}
+	if j := Judge(in(noisy(f, 3e-5, 16), true)); !j.Match {
+		t.Errorf("rounding 3× PyTorch's must match: %s", j.Detail())
+	}
+	// An error between the capped and the uncapped bound: it matches only
+	// without PyTorch's value.
+	if j := Judge(in(noisy(f, 1e-4, 17), false)); !j.Match {
+		t.Errorf("without PyTorch's value the simulation bounds uncapped: %s", j.Detail())
+	}
+	if j := Judge(in(noisy(f, 1e-4, 17), true)); j.Match {
+		t.Errorf("with PyTorch's value, an error 10× its rounding must not match: %s", j.Detail())
+	}
+}
