@@ -424,7 +424,10 @@ def _to_meta(v):
             raise _MetaUnknown()
         return m
     if isinstance(v, torch.Tensor):
-        return v if v.is_meta else v.detach().to("meta")
+        if v.is_meta:
+            return v
+        m = v.detach().to("meta")
+        return m.requires_grad_() if v.requires_grad and m.is_floating_point() else m
     if isinstance(v, torch.Size):
         return v
     if isinstance(v, (list, tuple)):
@@ -435,6 +438,47 @@ def _to_meta(v):
     if isinstance(v, slice):
         return slice(_to_meta(v.start), _to_meta(v.stop), _to_meta(v.step))
     return v
+
+
+def _requires_grad(args):
+    """Whether a tensor among args requires grad (a traced one by its meta value; one whose meta
+    value is not known is taken to)."""
+    for a in args:
+        if isinstance(a, torch.fx.Proxy):
+            m = a.node.meta.get("gcdbg_meta", _NO_META) if not isinstance(a, torch.fx.proxy.Attribute) else _NO_META
+            if m is _NO_META or (isinstance(m, torch.Tensor) and m.requires_grad):
+                return True
+        elif isinstance(a, torch.Tensor) and a.requires_grad:
+            return True
+    return False
+
+
+class _PassThroughCheckpoint:
+    """torch.utils.checkpoint's reentrant CheckpointFunction, as the exporter runs it: the
+    function itself, once. Checkpointing recomputes the forward in the backward to save memory
+    and gives the same values and gradients (its RNG state is replayed), but the reentrant
+    function runs the forward under no_grad, which the tracer took for a no-grad block of the
+    user's (a detach: every gradient before it lost), and torch.autograd.grad, which the
+    reference run takes the gradients with, refuses it (examples/review9 finding 1). Where no
+    input requires grad, PyTorch's reentrant checkpoint gives the function's parameters no
+    gradient: that is kept, as a no_grad block."""
+
+    @staticmethod
+    def apply(function, preserve_rng_state, *args):
+        if _requires_grad(args):
+            return function(*args)
+        with torch.no_grad():
+            return function(*args)
+
+
+def _checkpoint_through():
+    """Run torch.utils.checkpoint's checkpoints as plain calls for the rest of the process
+    (_PassThroughCheckpoint); the non-reentrant one (use_reentrant=False) too."""
+    import torch.utils.checkpoint as ckpt
+    if hasattr(ckpt, "CheckpointFunction"):
+        ckpt.CheckpointFunction = _PassThroughCheckpoint
+    if hasattr(ckpt, "_checkpoint_without_reentrant"):
+        ckpt._checkpoint_without_reentrant = lambda function, preserve_rng_state=True, *args, **kwargs: function(*args, **kwargs)
 
 
 def _meta_rank(p):
@@ -694,8 +738,7 @@ class _StackTracer(torch.fx.Tracer):
                 v = getattr(margs[0], target)(*margs[1:], **mkwargs)
             elif kind == "call_module":
                 m = self.root.get_submodule(target)
-                state = {n: t.detach().to("meta") for n, t in
-                         list(m.named_parameters()) + list(m.named_buffers())}
+                state = {n: _to_meta(t) for n, t in list(m.named_parameters()) + list(m.named_buffers())}
                 # (call_module and getattr call through while _in_meta)
                 v = torch.nn.utils.stateless.functional_call(m, state, tuple(margs), mkwargs)
             elif kind == "get_attr":
@@ -2186,6 +2229,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0, help="torch.manual_seed before make() (default 0)")
     args = ap.parse_args(argv)
 
+    _checkpoint_through()
     torch.manual_seed(args.seed)
     mod = load_model_file(args.model)
     made = mod.make()

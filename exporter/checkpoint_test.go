@@ -1,0 +1,68 @@
+package exporter_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"gcdbg/runner"
+	"gcdbg/trace"
+)
+
+// torch.utils.checkpoint around a model's blocks (examples/review9 finding
+// 1): PyTorch 1.13's default, reentrant checkpoint was refused ("Checkpointing
+// is not compatible with .grad()", blamed on the model), and traced, it ran
+// the blocks under no_grad, which the tracer took for the user's no-grad
+// block: every gradient before it was lost. The exporter runs checkpoints as
+// plain calls (the same values and gradients: testdata/checkpoint_same.py
+// checks them bit for bit against PyTorch's real checkpointing, dropout
+// included), keeping PyTorch's no gradient for the blocks' parameters where
+// no input of a reentrant checkpoint requires grad.
+func TestCheckpointTracedThrough(t *testing.T) {
+	py := python(t)
+	for _, v := range []string{"reentrant", "nonreentrant", "nograd_input"} {
+		same := exec.Command(py, filepath.Join("testdata", "checkpoint_same.py"))
+		same.Env = append(os.Environ(), "VARIANT="+v)
+		if b, err := same.CombinedOutput(); err != nil {
+			t.Fatalf("%s: test premise: PyTorch's checkpointed gradients are the plain calls': %v\n%s", v, err, b)
+		}
+		out := filepath.Join(t.TempDir(), "ck.json")
+		cmd := exec.Command(py, "gcdbg_export.py", filepath.Join("testdata", "checkpoint_blocks.py"), "-o", out, "--runs", "0")
+		cmd.Env = append(os.Environ(), "VARIANT="+v)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s: export failed: %v\n%s", v, err, b)
+			continue
+		}
+		tr, err := trace.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var noGrad []string
+		for name := range tr.Graphs[0].Expected.NoGrad {
+			noGrad = append(noGrad, name)
+		}
+		sort.Strings(noGrad)
+		blocksFree := len(noGrad) == 12 && strings.HasPrefix(noGrad[0], "blocks.") && strings.HasPrefix(noGrad[11], "blocks.")
+		if (v == "nograd_input") != blocksFree {
+			t.Errorf("%s: parameters PyTorch gives no gradient: %v", v, noGrad)
+		}
+		for _, dev := range []string{"eager", "cpu"} {
+			res, err := runner.Run(tr, runner.Options{Runs: 1, Device: dev})
+			if err != nil {
+				t.Fatalf("%s %s: %v", v, dev, err)
+			}
+			compared := 0
+			for _, g := range res.Graphs[0].Grads {
+				if g.VsExpected != nil {
+					compared++
+				}
+			}
+			if !res.OK || compared != len(res.Graphs[0].Grads) || compared < 14 {
+				t.Errorf("%s %s: %d of %d grads compared with PyTorch; ok %v:\n%s", v, dev, compared, len(res.Graphs[0].Grads), res.OK, res.Summary())
+			}
+		}
+	}
+}
