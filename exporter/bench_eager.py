@@ -211,21 +211,30 @@ def make_module(spec, lookup, where):
     for k, v in attrs.items():
         if k not in kw and not isinstance(getattr(type(m), k, None), property):
             setattr(m, k, v)
-    for k, qual in params.items():
+    for key, qual in params.items():
         t = None if qual is None else lookup(qual)
+        # a submodule's tensor (MultiheadAttention's "out_proj.weight") is set on the submodule:
+        # register_parameter takes no dotted name (examples/review9 finding 2)
+        owner, k = m, key
+        if "." in key:
+            path, k = key.rsplit(".", 1)
+            try:
+                owner = m.get_submodule(path)
+            except AttributeError as e:
+                raise RebuildError("%s: module %s: no submodule %r for %r" % (where, type_name, path, key)) from e
         if t is None:
-            if k in m._parameters:
-                m._parameters[k] = None
-            elif k in m._buffers:
-                m._buffers[k] = None
+            if k in owner._parameters:
+                owner._parameters[k] = None
+            elif k in owner._buffers:
+                owner._buffers[k] = None
             else:
-                setattr(m, k, None)
-        elif t.is_floating_point() and k not in m._buffers:
-            m._parameters.pop(k, None)
-            m.register_parameter(k, torch.nn.Parameter(t.detach().clone(), requires_grad=False))
+                setattr(owner, k, None)
+        elif t.is_floating_point() and k not in owner._buffers:
+            owner._parameters.pop(k, None)
+            owner.register_parameter(k, torch.nn.Parameter(t.detach().clone(), requires_grad=False))
         else:
-            m._buffers.pop(k, None)
-            m.register_buffer(k, t.detach().clone())
+            owner._buffers.pop(k, None)
+            owner.register_buffer(k, t.detach().clone())
     training = spec.get("training")
     if training is None:
         if any(cls_name.startswith(p) for p in MODE_DEPENDENT):
@@ -281,7 +290,8 @@ def build(g, top, tensors):
             m = make_module(n["module"], lookup, "graph %s: node %s" % (g.get("name", "?"), name))
             root.add_module(attr, m)
             for k, qual in n["module"].get("params", {}).items():
-                p = getattr(m, k)
+                path, _, leaf = k.rpartition(".")
+                p = getattr(m.get_submodule(path) if path else m, leaf, None)
                 if isinstance(p, torch.nn.Parameter):
                     params[qual] = p
             env[name] = graph.call_module(attr, args, kwargs)

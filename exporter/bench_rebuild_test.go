@@ -54,3 +54,38 @@ print("checked", n)
 		t.Errorf("bench_eager.py could not time the graph: %v: %s", err, b)
 	}
 }
+
+// An nn.MultiheadAttention leaf in an inference trace (examples/review9
+// finding 2): its params include out_proj's, "out_proj.weight", which the
+// rebuild registered as a dotted parameter name (KeyError), so `gcdbg
+// bench` timed PyTorch from the recorded time. The rebuilt graph must
+// compute PyTorch's recorded output, and bench_eager.py time it.
+func TestBenchEagerRebuildsMultiheadAttentionLeaf(t *testing.T) {
+	py := python(t)
+	out := filepath.Join(t.TempDir(), "mha_eval.json")
+	if b, err := exec.Command(py, "gcdbg_export.py", "testdata/mha_eval.py", "-o", out, "--runs", "0").CombinedOutput(); err != nil {
+		t.Fatalf("export failed: %v\n%s", err, b)
+	}
+	check := `
+import json, os, sys, torch
+import bench_eager as b
+path = sys.argv[1]
+g = json.load(open(path))["graphs"][0]
+ts = b.Tensors(os.path.dirname(path))
+(name, gm, inputs, params, grads), = b.Bench().graphs(path)
+with torch.no_grad():
+    out = gm(*inputs)
+out = out[0] if isinstance(out, (tuple, list)) else out
+e = ts.load(g["expected"]["outputs"][0])
+assert torch.allclose(out, e, rtol=0, atol=1e-6), "output: %s vs %s" % (out, e)
+print("checked", len(params))
+`
+	b, err := exec.Command(py, "-c", check, out).CombinedOutput()
+	if err != nil || !strings.Contains(string(b), "checked") {
+		t.Fatalf("bench_eager.py's rebuilt graph: %v\n%s", err, b)
+	}
+	b, err = exec.Command(py, "bench_eager.py", out, "--runs", "1").CombinedOutput()
+	if err != nil || !strings.Contains(string(b), "eager_forward_ms") {
+		t.Errorf("bench_eager.py could not time the graph: %v: %s", err, b)
+	}
+}
