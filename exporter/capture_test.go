@@ -68,7 +68,9 @@ func TestCaptureUnpackAndGlobalModules(t *testing.T) {
 // int() of a buffer (MoCo's queue pointer) is told to keep a Python int
 // the training step advances; torch.autocast inside forward (which fx does
 // not record: the trace computed float32 where PyTorch computed bfloat16)
-// is told to export without it or write the casts out.
+// is told to export without it or write the casts out; .item() in forward
+// (examples/review9 finding 3: exported, then refused by `gcdbg run` as an
+// unsupported Tensor method) is told to return the tensor.
 func TestCaptureErrorsSayWhatToChange(t *testing.T) {
 	for m, want := range map[string][]string{
 		"branch.py":            {"graph_breaks", "at branch.py:6 (`if x.sum() > 0:`)"},
@@ -78,6 +80,7 @@ func TestCaptureErrorsSayWhatToChange(t *testing.T) {
 		"packed_gru.py":        {"pack_padded_sequence", "padded batch and mask", "at packed_gru.py:9 (`packed = pack_padded_sequence("},
 		"int_buffer.py":        {"queue pointer", "Python attribute that the training step advances", "at int_buffer.py:16 (`ptr = int(self.queue_ptr)`)"},
 		"autocast_forward.py":  {"torch.autocast", "write the casts out", "at autocast_forward.py:16 (`logits = self.fc2(F.gelu(self.fc1(x)))`)"},
+		"item_log.py":          {"calls .item()", "call .item() outside it", "(item_log.py:17: D_x = torch.sigmoid(out).mean().item())"},
 	} {
 		_, msg, err := export(t, m)
 		ee, ok := err.(*exec.ExitError)

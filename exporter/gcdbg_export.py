@@ -1150,6 +1150,18 @@ def fx_capture(model_or_fn, example_inputs=None):
         raise
     except Exception as e:  # torch.fx raises TraceError, NameError, TypeError, RuntimeError ...
         raise _capture_error("%s %r" % ("model" if is_module else "function", name), e) from e
+    for n in graph.nodes:
+        # x.item() / x.tolist() make Python numbers of tensor values; fx records the call, and
+        # gcdbg's graphs have no such op, so `gcdbg run` refused the trace without saying what
+        # to change (examples/review9 finding 3). Dynamo breaks the graph there.
+        if n.op == "call_method" and n.target in ("item", "tolist"):
+            raise CaptureError(
+                "gcdbg exporter: cannot capture %s %r with torch.fx: node %r%s calls .%s(), which "
+                "turns a tensor into Python numbers (a graph break in torch.compile)\n  what to "
+                "change: return the tensor from the model and call .%s() outside it (a logged "
+                "D(x) = output.mean().item() becomes `return loss, output.mean().detach()`), or "
+                "split the model there with graph_breaks (docs/exporter.md)"
+                % ("model" if is_module else "function", name, n.name, _user_line(n), n.target, n.target))
     return torch.fx.GraphModule(tracer.root, graph, name)
 
 
