@@ -66,3 +66,30 @@ func TestCheckpointTracedThrough(t *testing.T) {
 		}
 	}
 }
+
+// --eval exports a model file that says TRAIN = True in inference mode
+// (examples/review9 finding 6: only --train existed, and exporting a
+// training model's eval graph took a wrapper file): no gradients, and its
+// dropout inactive, so the output matches PyTorch's eval-mode output.
+func TestEvalFlagOverridesTrain(t *testing.T) {
+	py := python(t)
+	out := filepath.Join(t.TempDir(), "ev.json")
+	if b, err := exec.Command(py, "gcdbg_export.py", filepath.Join("testdata", "checkpoint_blocks.py"), "-o", out, "--runs", "0", "--eval").CombinedOutput(); err != nil {
+		t.Fatalf("export --eval failed: %v\n%s", err, b)
+	}
+	tr, err := trace.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.Run(tr, runner.Options{Runs: 1, Device: "eager"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.Graphs[0]
+	if len(g.Grads) != 0 || !res.OK || g.Outputs[0].VsExpected == nil {
+		t.Errorf("--eval: want an inference graph matching PyTorch, got %d grads, ok %v:\n%s", len(g.Grads), res.OK, res.Summary())
+	}
+	if b, err := exec.Command(py, "gcdbg_export.py", filepath.Join("testdata", "checkpoint_blocks.py"), "-o", out, "--train", "--eval").CombinedOutput(); err == nil {
+		t.Errorf("--train --eval together must be refused:\n%s", b)
+	}
+}

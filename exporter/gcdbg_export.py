@@ -2224,9 +2224,13 @@ def main(argv=None):
                     help="trace to write; a sidecar OUT.safetensors (OUT's stem) is written beside it when "
                     "some tensor is larger than --inline-limit")
     ap.add_argument("--name", help="trace name (default: make()'s name, NAME, or OUT's stem)")
-    ap.add_argument("--train", action="store_true", default=None,
-                    help="parameters require grad; expected grads are recorded (default: make()'s "
-                    "train or TRAIN, else inference: model.eval())")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--train", action="store_true", default=None,
+                      help="parameters require grad; expected grads are recorded (default: make()'s "
+                      "train or TRAIN, else inference: model.eval())")
+    mode.add_argument("--eval", dest="train", action="store_false", default=None,
+                      help="inference: model.eval(), no grads, whatever make()'s train or TRAIN say "
+                      "(a training model's file exported in eval mode)")
     ap.add_argument("--method", choices=["fx", "dynamo", "aten"], default=None,
                     help="capture with torch.fx.symbolic_trace (default), torch.compile/Dynamo "
                     "(PyTorch 2.x, tested with 2.6), or aten: AOTAutograd's aten-level inference "
