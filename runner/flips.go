@@ -562,6 +562,9 @@ func (f *flippedRef) decided(saved map[string]*tensor.Tensor, probe func(names [
 // resolve reads the decisions: from the saved tensors, then from the
 // probe for the sites with ambiguous elements they leave unread.
 func (d *decidedFlips) resolve() {
+	if d == nil {
+		return
+	}
 	d.resolved.Do(func() {
 		d.read, d.flips = map[*ir.Node]bool{}, map[*ir.Node][]int{}
 		var labels []string
@@ -608,7 +611,20 @@ func (d *decidedFlips) resolve() {
 			labels = append(labels, fmt.Sprintf("and %d more", d.n-len(labels)))
 		}
 		d.label = strings.Join(labels, ", ")
+		d.saved, d.probe = nil, nil
 	})
+}
+
+// keptByName are a run's kept values (interp.Options.Kept) by node name,
+// the tensors among them.
+func keptByName(kept map[*ir.Node]ir.Value) map[string]*tensor.Tensor {
+	out := map[string]*tensor.Tensor{}
+	for n, v := range kept {
+		if t, ok := v.(*tensor.Tensor); ok {
+			out[n.Name] = t
+		}
+	}
+	return out
 }
 
 // savedTensors are the tensors among a backend's saved values.
@@ -683,6 +699,7 @@ func (d *decidedFlips) effects(w what, f64 *tensor.Tensor) []flipEffect {
 // flipped (one float64 run, the first time), minus F; nil when it made
 // none or they move nothing.
 func (d *decidedFlips) effect(w what, f64 *tensor.Tensor) *flipEffect {
+	d.resolve()
 	if d.n == 0 {
 		return nil
 	}

@@ -19,6 +19,10 @@ type references struct {
 	// flipped is F with the comparisons decided by rounding decided the
 	// other way (flips.go), run when a value first needs it; nil if none.
 	flipped *flippedRef
+	// nativeFlips are the elements the eager run in the graph's dtype
+	// decided the other way from F; their effect is taken out of that
+	// baseline (judge). nil where none is ambiguous.
+	nativeFlips *decidedFlips
 	// f64Err says why there is no float64 reference.
 	f64Err error
 	exp    *ir.Expected
@@ -45,7 +49,14 @@ func newReferencesSaying(u *stages.Unit, running func(what string) func()) (*ref
 	// The native run keeps the node values ties.go reads (Env), the
 	// float64 runs their outputs, grads and buffers; each drops the rest
 	// as it goes.
-	native, err := run("reference runs: 1 of 3 (eager, the graph's own dtypes)", interp.Options{}, tieInputs(u.Normalized))
+	// Every run also keeps the values the joint graph's comparisons decide
+	// on (flips.go): the eager run's show how it decided them.
+	var sites []flipSite
+	if u.Joint != nil {
+		sites = flipSites(u.Joint.Graph)
+	}
+	nativeOpt := interp.Options{Keep: flipKeep(sites), Kept: map[*ir.Node]ir.Value{}}
+	native, err := run("reference runs: 1 of 3 (eager, the graph's own dtypes)", nativeOpt, tieInputs(u.Normalized))
 	if err != nil {
 		return nil, err
 	}
@@ -55,12 +66,6 @@ func newReferencesSaying(u *stages.Unit, running func(what string) func()) (*ref
 			r.initial[wb.Target] = td.T
 		}
 	}
-	// The float64 runs also keep the values the joint graph's comparisons
-	// decide on (flips.go).
-	var sites []flipSite
-	if u.Joint != nil {
-		sites = flipSites(u.Joint.Graph)
-	}
 	fOpt := interp.Options{Precision: interp.Float64, Keep: flipKeep(sites), Kept: map[*ir.Node]ir.Value{}}
 	nOpt := interp.Options{Precision: interp.Float64Noise, Seed: interp.NoiseSeed, Keep: fOpt.Keep, Kept: map[*ir.Node]ir.Value{}}
 	if r.f64, r.f64Err = run("reference runs: 2 of 3 (float64)", fOpt, nil); r.f64Err == nil {
@@ -68,6 +73,8 @@ func newReferencesSaying(u *stages.Unit, running func(what string) func()) (*ref
 		r.noise, _ = run("reference runs: 3 of 3 (float64 with simulated float32 rounding)", nOpt, nil)
 		if r.noise != nil && len(sites) > 0 {
 			r.flipped = newFlippedRef(u, fOpt.Kept, nOpt.Kept, sites, running)
+			r.nativeFlips = r.flipped.decided(keptByName(nativeOpt.Kept), nil)
+			r.nativeFlips.resolve() // and the kept values go
 		}
 	}
 	return r, nil
@@ -165,18 +172,41 @@ func (r *references) judgeDecided(w what, got *tensor.Tensor, dec *decidedFlips)
 	} else if f64 == nil {
 		note = "the float64 run has no such value"
 	}
+	// gcdbg's eager float32 run flips such elements too, and its distance
+	// from F was then that flip's effect, 10⁴× rounding: a MobileNetV2's
+	// ReLU6 input at -7.4e-7 (examples/review9 finding 4) made nine
+	// gradients' bounds that wide, and the compiled kernels, which flipped
+	// the same element, matched without a word of it. Its flips are read
+	// from its own values and taken out of its baseline.
+	nativeBase, nativeName := native, ""
+	if native != nil && f64 != nil && w.kind == "grad" && r.nativeFlips != nil {
+		if e := r.nativeFlips.effect(w, f64); e != nil {
+			nativeBase = withFlips(native, []flipEffect{*e}, []int{0}, -1)
+			nativeName = fmt.Sprintf("gcdbg eager %s less the effect of its %d comparison element(s) within float32 rounding of their threshold decided the other way (%s)",
+				native.DType, e.n, e.label)
+		}
+	}
 	// PyTorch's float32 run decides comparisons by rounding too, and where
 	// it flipped one, its distance from F is that flip's effect: as a
 	// baseline it let a gradient 0.1% off match (examples/review7 finding
-	// 1). Its flips are explained first, as secondChance explains R's.
+	// 1). Its flips are explained first, as secondChance explains R's,
+	// where it sits far beyond gcdbg's float32 runs (the eager one less
+	// its own flips).
 	ptBase := pt
 	ptName := ""
 	if pt != nil && r.flipped != nil && f64 != nil && w.kind == "grad" {
-		ptBase, ptName = r.flipped.explain(w, f64, pt, native, noise)
+		ptBase, ptName = r.flipped.explain(w, f64, pt, nativeBase, noise)
 	}
-	base := verdict.Baselines(ptBase, native, noise)
+	base := verdict.Baselines(ptBase, nativeBase, noise)
 	if ptName != "" && len(base) > 0 {
 		base[0].Name = ptName
+	}
+	if nativeName != "" {
+		for i := range base {
+			if base[i].T == nativeBase {
+				base[i].Name = nativeName
+			}
+		}
 	}
 	judge := verdict.Judge
 	if r.flipped != nil && f64 != nil && w.kind == "grad" {

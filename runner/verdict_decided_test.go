@@ -183,3 +183,79 @@ func TestBackwardProbeReadsTheRecomputedDecisions(t *testing.T) {
 		t.Errorf("a probe whose gradient 0 differs by one float step must be refused, got %v", err)
 	}
 }
+
+// gcdbg's eager float32 run decides ambiguous elements by rounding too;
+// where it flipped one, its distance from F - a baseline - was that flip's
+// effect, and an error smaller than the effect matched (examples/review9
+// finding 4: a MobileNetV2's ReLU6 input at -7.4e-7 made nine gradients'
+// bounds 10⁴× rounding). The eager run's flips are read from its own
+// values and their effect is taken out of its baseline. Here the eager
+// run is made to flip one element.
+func TestEagerBaselineLosesItsOwnFlips(t *testing.T) {
+	_, units := loadUnits(t, "testdata/relu_flip_wavenet.json")
+	u := units[0]
+	refs, err := newReferences(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, savedVals, err := u.RunPipelineSaved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := savedTensors(savedVals)
+	w := gradNamed(t, u, "out1.bias")
+	f := w.pick(refs.f64)
+	var c flipCand
+	var flipped *tensor.Tensor
+	for _, sc := range refs.flipped.sites {
+		for _, cand := range sc.cands {
+			rr := refs.flipped.runFlips(map[*ir.Node][]int{cand.cmp: {cand.i}}, "test")
+			if d := effectOn(w, rr, f); d != nil && rmsOf(d) > 1e-3*rmsOf(f) {
+				c, flipped = cand, w.pick(rr)
+				break
+			}
+		}
+	}
+	if flipped == nil {
+		t.Fatal("test premise: an ambiguous element whose flip moves out1.bias's gradient by 1e-3 of it")
+	}
+	from := c.cmp.Args[0].(*ir.Node)
+	moved := saved[from.Name].Clone()
+	if c.fTrue {
+		moved.SetFlat(c.i, 0)
+	} else {
+		moved.SetFlat(c.i, 1e-30)
+	}
+	f32 := func(x *tensor.Tensor) *tensor.Tensor {
+		out, _ := tensor.Zeros(x.Shape, tensor.Float32)
+		for i := 0; i < x.Numel(); i++ {
+			out.SetFlat(i, float64(float32(x.Flat(i))))
+		}
+		return out
+	}
+	// The eager run flipped c: its gradient is F's with the flip, and its
+	// kept ReLU output shows it.
+	refs.native.Grads[w.index] = f32(flipped)
+	refs.nativeFlips = refs.flipped.decided(map[string]*tensor.Tensor{from.Name: moved}, nil)
+
+	good := f32(f)
+	if e, n := refs.judge(w, good); !e.Match || !n.Match {
+		t.Errorf("F rounded to float32 must match: %s / %s", e.Detail(), n.Detail())
+	}
+	if e, _ := refs.judge(w, good); !strings.Contains(e.Baseline, "gcdbg eager float32 less the effect of its 1 comparison element") {
+		t.Errorf("the eager baseline must say its flip was taken out: %q", e.Baseline)
+	}
+	// An error of 1e-4 of the gradient's largest element, below the flip's
+	// effect: hidden behind the eager baseline before, caught now.
+	big := 0
+	for i := 0; i < good.Numel(); i++ {
+		if math.Abs(good.Flat(i)) > math.Abs(good.Flat(big)) {
+			big = i
+		}
+	}
+	bad := good.Clone()
+	bad.SetFlat(big, bad.Flat(big)*1.0001)
+	if e, n := refs.judge(w, bad); e.Match || n.Match {
+		t.Errorf("an error below the eager run's flip effect must not match: %s / %s", e.Detail(), n.Detail())
+	}
+}
