@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"gcdbg/runner"
 	"gcdbg/trace"
@@ -20,6 +21,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	device := fs.String("device", defDevice, runner.DeviceChoices(", ")+": cpu also builds the graphs to C and runs the compiled kernels, comparing their values; opencl and cuda run OpenCL/CUDA kernels on a GPU; eager: the pipeline's graphs under the eager interpreter only (default here: "+defDevice+deviceWhy(why)+")")
 	autotune := fs.Bool("autotune", true, "choose each kernel's alternative (OpenBLAS or generated GEMM, OpenMP team or one thread) by timing them once per shape and machine, cached; false (or GCDBG_AUTOTUNE=0) runs every kernel's default, measuring nothing: deterministic CI")
 	tracePath := fs.String("trace", "", "with a compiled DIR: the trace it was compiled from (default: the path recorded in DIR/index.json)")
+	all := fs.Bool("all", false, "print every comparison, kernel and kernel choice (default: the outputs, every value that fails or matches only with flipped comparisons, one summary line for the other grads and buffers, and the slowest kernels, where there are many)")
 	var inputs inputSets
 	fs.Var(&inputs, "input", "call the graph again with other inputs (repeatable; one set per flag): NAME=AxBxC[:float64][:requires_grad], NAME=@file.safetensors:key or NAME=constant, several joined by commas")
 	fs.Usage = func() {
@@ -90,7 +92,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		writeJSON(stdout, res)
 	} else {
-		printRun(stdout, tr.Path, res)
+		printRun(stdout, tr.Path, res, *all)
 		printRecompiles(stdout, res.Recompiles)
 	}
 	if !res.OK {
@@ -127,8 +129,72 @@ func writeJSON(w io.Writer, v any) {
 	_ = enc.Encode(v)
 }
 
-func printRun(w io.Writer, path string, res *runner.Result) {
+// manyValues: above this many grads (or buffers) of a graph, run prints
+// one summary line for those that match plainly (--all prints each).
+const manyValues = 8
+
+// bindsAt is how near j's result is to its bounds: the larger of its rmse
+// and worst-element error over their bounds (1: at the bound).
+func bindsAt(j *verdict.Judgement) float64 {
+	if j == nil {
+		return 0
+	}
+	r := 0.0
+	if b := j.Multiplier*j.BaselineRMSE + j.Floor; b > 0 {
+		r = j.RMSE / b
+	}
+	if b := j.Multiplier*j.BaselineWorstErr + j.Floor; b > 0 {
+		r = max(r, j.WorstErr/b)
+	}
+	return r
+}
+
+// plain reports whether j is a match that needed no flipped comparison
+// (a summary line may stand for it).
+func plain(j *verdict.Judgement) bool {
+	return j == nil || (j.Match && !strings.Contains(j.Reference, "decided the other way"))
+}
+
+// printValues prints a graph's grads or buffers (kind "grad"/"buffer"):
+// each one, or with many of them and not all, those that fail or needed
+// flips and one line for the rest.
+func printValues(w io.Writer, g *runner.GraphResult, kind string, names []string, judged [][2]*verdict.Judgement, all bool) {
+	summarize := !all && len(names) > manyValues
+	quiet, worst, worstName := 0, 0.0, ""
+	for i, name := range names {
+		vsExpected, vsEager := judged[i][0], judged[i][1]
+		if summarize && plain(vsExpected) && plain(vsEager) && (vsExpected != nil || vsEager != nil) {
+			quiet++
+			for _, j := range []*verdict.Judgement{vsExpected, vsEager} {
+				if b := bindsAt(j); b > worst {
+					worst, worstName = b, name
+				}
+			}
+			continue
+		}
+		if kind == "grad" {
+			fmt.Fprintf(w, "  grad of %s\n", name)
+		} else {
+			fmt.Fprintf(w, "  buffer %s after the run\n", name)
+		}
+		printComparisons(w, g, vsExpected, vsEager)
+	}
+	if quiet > 0 {
+		what := "grads"
+		if kind == "buffer" {
+			what = "buffers after the run"
+		}
+		fmt.Fprintf(w, "  %d more %s match (the nearest its bound: %s, at %.2f of it; --all prints each)\n", quiet, what, worstName, worst)
+	}
+}
+
+func printRun(w io.Writer, path string, res *runner.Result, all bool) {
 	fmt.Fprintf(w, "trace %s (%s), device %s\n", res.Trace, path, res.Device)
+	if res.OK {
+		fmt.Fprintf(w, "verdict: every output, gradient and buffer matches (%s)\n", res.Coverage())
+	} else {
+		fmt.Fprintf(w, "verdict: %s (%s)\n", res.Summary(), res.Coverage())
+	}
 	for _, g := range res.Graphs {
 		fmt.Fprintf(w, "\ngraph %s", g.Name)
 		if g.Break != "" {
@@ -142,14 +208,17 @@ func printRun(w io.Writer, path string, res *runner.Result) {
 			fmt.Fprintf(w, "  output %d %s%v\n", o.Index, o.DType, o.Shape)
 			printComparisons(w, &g, o.VsExpected, o.VsEager)
 		}
+		var names []string
+		var judged [][2]*verdict.Judgement
 		for _, gd := range g.Grads {
-			fmt.Fprintf(w, "  grad of %s\n", gd.Name)
-			printComparisons(w, &g, gd.VsExpected, gd.VsEager)
+			names, judged = append(names, gd.Name), append(judged, [2]*verdict.Judgement{gd.VsExpected, gd.VsEager})
 		}
+		printValues(w, &g, "grad", names, judged, all)
+		names, judged = nil, nil
 		for _, b := range g.Buffers {
-			fmt.Fprintf(w, "  buffer %s after the run\n", b.Name)
-			printComparisons(w, &g, b.VsExpected, b.VsEager)
+			names, judged = append(names, b.Name), append(judged, [2]*verdict.Judgement{b.VsExpected, b.VsEager})
 		}
+		printValues(w, &g, "buffer", names, judged, all)
 		if g.Stopped != "" {
 			fmt.Fprintf(w, "  compiled code: none, the pipeline stopped at %s (values above: the graph stages under the interpreter)\n", g.Stopped)
 		}
@@ -160,7 +229,7 @@ func printRun(w io.Writer, path string, res *runner.Result) {
 			fmt.Fprintf(w, "  min-cut partition saves %d bytes for backward (save-everything: %d)\n", sb, g.Stages["saved_bytes_save_everything"])
 		}
 		printTiming(w, &g)
-		printCompiled(w, &g)
+		printCompiled(w, &g, all)
 	}
 	fmt.Fprintf(w, "\n(%s)\n", runner.Rule)
 	if res.OK {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"gcdbg/compiler"
@@ -40,7 +41,11 @@ func printTiming(w io.Writer, g *runner.GraphResult) {
 }
 
 // printCompiled shows how each program was built and the per-kernel table.
-func printCompiled(w io.Writer, g *runner.GraphResult) {
+// manyKernels: above this many kernels, run lists the slowest
+// shownKernels and counts the kernel choices (--all lists each).
+const manyKernels, shownKernels = 20, 15
+
+func printCompiled(w io.Writer, g *runner.GraphResult, all bool) {
 	if builds, ok := g.Stages["build"].([]runner.BuildInfo); ok && len(builds) > 0 {
 		var parts []string
 		for _, b := range builds {
@@ -55,13 +60,31 @@ func printCompiled(w io.Writer, g *runner.GraphResult) {
 	if len(g.Kernels) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "  kernels (median of %d runs):\n", g.Timing.Runs)
-	fmt.Fprintf(w, "    %-40s %-9s %-9s %9s %8s %9s  %s\n", "name", "role", "kind", "ms", "GB/s", "GFLOP/s", "nodes")
+	var krs []runner.KernelResult
 	for _, k := range g.Kernels {
-		kr, ok := runner.KernelOf(k)
-		if !ok {
-			continue
+		if kr, ok := runner.KernelOf(k); ok {
+			krs = append(krs, kr)
 		}
+	}
+	few := all || len(krs) <= manyKernels
+	if few {
+		fmt.Fprintf(w, "  kernels (median of %d runs):\n", g.Timing.Runs)
+	} else {
+		total := 0.0
+		for _, kr := range krs {
+			total += kr.MS
+		}
+		sort.SliceStable(krs, func(i, j int) bool { return krs[i].MS > krs[j].MS })
+		shown := 0.0
+		for _, kr := range krs[:shownKernels] {
+			shown += kr.MS
+		}
+		fmt.Fprintf(w, "  kernels (median of %d runs): the %d slowest of %d, %.0f%% of the kernels' %.3f ms (--all lists every kernel):\n",
+			g.Timing.Runs, shownKernels, len(krs), 100*shown/max(total, 1e-12), total)
+		krs = krs[:shownKernels]
+	}
+	fmt.Fprintf(w, "    %-40s %-9s %-9s %9s %8s %9s  %s\n", "name", "role", "kind", "ms", "GB/s", "GFLOP/s", "nodes")
+	for _, kr := range krs {
 		name := kr.Name
 		if len(name) > 40 {
 			name = name[:37] + "..."
@@ -72,7 +95,11 @@ func printCompiled(w io.Writer, g *runner.GraphResult) {
 		}
 		fmt.Fprintf(w, "    %-40s %-9s %-9s %9.4f %8.2f %9.2f  %s\n", name, kr.Role, kr.Kind, kr.MS, kr.GBps, kr.GFlops, nodes)
 	}
-	printChoices(w, g)
+	if few {
+		printChoices(w, g)
+	} else if n := countChoices(g); n > 0 {
+		fmt.Fprintf(w, "  choices by measurement: %d kernels chose an alternative by timing it on this machine (--all lists each with its timings)\n", n)
+	}
 	if len(g.Fallback) > 0 {
 		fmt.Fprintf(w, "  eager fallbacks: %s", strings.Join(g.Fallback, ", "))
 		if t := g.Timing; t.CompiledMS > 0 {
@@ -134,6 +161,16 @@ func runAOT(dir, tracePath string, runs int) (*trace.Trace, *runner.Result, erro
 
 // printChoices lists the kernels' alternatives chosen by measurement and
 // the timings that decided them (compiler/autotune.go).
+func countChoices(g *runner.GraphResult) int {
+	n := 0
+	for _, k := range g.Kernels {
+		if kr, ok := runner.KernelOf(k); ok && kr.Choice != nil {
+			n++
+		}
+	}
+	return n
+}
+
 func printChoices(w io.Writer, g *runner.GraphResult) {
 	head := false
 	for _, k := range g.Kernels {

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// `gcdbg run` on a model with many grads printed a line per grad, per
+// buffer, per kernel and per kernel choice: 300-1,500 lines, the verdict on
+// the last (examples/review9 finding 7). The verdict now comes first too,
+// the grads that plainly match are one line (naming the nearest its bound),
+// and --all prints each.
+func TestRunIsConciseUnlessAll(t *testing.T) {
+	const path = "../../fixtures/transformer_block.json"
+	code, out, errs := run("run", path, "--runs", "1", "--device", "eager")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[1], "verdict: every output, gradient and buffer matches") {
+		t.Errorf("the verdict must be the second line:\n%s", out)
+	}
+	if n := strings.Count(out, "  grad of "); n != 0 || !strings.Contains(out, "12 more grads match (the nearest its bound: ") {
+		t.Errorf("want one summary line for the 12 matching grads, got %d grad lines:\n%s", n, out)
+	}
+	code, out, errs = run("run", path, "--runs", "1", "--device", "eager", "--all")
+	if code != 0 {
+		t.Fatalf("--all: exit %d: %s", code, errs)
+	}
+	if n := strings.Count(out, "  grad of "); n != 12 || strings.Contains(out, "more grads match") {
+		t.Errorf("--all must print each of the 12 grads, got %d:\n%s", n, out)
+	}
+}
