@@ -54,11 +54,17 @@ func TestCheckpointTracedThrough(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", v, dev, err)
 			}
-			compared := 0
+			compared, said := 0, 0
 			for _, g := range res.Graphs[0].Grads {
 				if g.VsExpected != nil {
 					compared++
+					if strings.Contains(g.VsExpected.Reference, "PyTorch gives this no gradient") {
+						said++
+					}
 				}
+			}
+			if want := map[bool]int{true: 12, false: 0}[v == "nograd_input"]; said != want {
+				t.Errorf("%s %s: %d grads say PyTorch gives them no gradient, want %d", v, dev, said, want)
 			}
 			if !res.OK || compared != len(res.Graphs[0].Grads) || compared < 14 {
 				t.Errorf("%s %s: %d of %d grads compared with PyTorch; ok %v:\n%s", v, dev, compared, len(res.Graphs[0].Grads), res.OK, res.Summary())

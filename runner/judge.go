@@ -220,8 +220,14 @@ func (r *references) judgeDecided(w what, got *tensor.Tensor, dec *decidedFlips)
 		j := judge(verdict.Input{Result: got, Against: pt, Ref64: f64, RefNote: note, Baselines: base,
 			Independent: ptBase, Noise: noise})
 		vsExpected = &j
-		if !j.Match && w.kind == "grad" && r.exp.Grads[w.name] == nil {
-			j.Why = "PyTorch gives this no gradient (None: expected.no_grad; nothing from it reaches an output that needs grad, e.g. through torch.no_grad()), so its gradient is zero, and gcdbg's is not; " + j.Why
+		if w.kind == "grad" && r.exp.Grads[w.name] == nil && r.exp.NoGrad[w.name] {
+			if j.Match {
+				// a zero that matches says why it is zero (examples/review9
+				// finding 1: checkpointed blocks whose input needs no grad)
+				j.Reference += "; PyTorch gives this no gradient (None: expected.no_grad), taken as zero"
+			} else {
+				j.Why = "PyTorch gives this no gradient (None: expected.no_grad; nothing from it reaches an output that needs grad, e.g. through torch.no_grad()), so its gradient is zero, and gcdbg's is not; " + j.Why
+			}
 		}
 		if j.Check != nil && !j.Check.Agree {
 			// PyTorch computes something else: its distance from F says

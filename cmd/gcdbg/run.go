@@ -160,11 +160,14 @@ func plain(j *verdict.Judgement) bool {
 // flips and one line for the rest.
 func printValues(w io.Writer, g *runner.GraphResult, kind string, names []string, judged [][2]*verdict.Judgement, all bool) {
 	summarize := !all && len(names) > manyValues
-	quiet, worst, worstName := 0, 0.0, ""
+	quiet, none, worst, worstName := 0, 0, 0.0, ""
 	for i, name := range names {
 		vsExpected, vsEager := judged[i][0], judged[i][1]
 		if summarize && plain(vsExpected) && plain(vsEager) && (vsExpected != nil || vsEager != nil) {
 			quiet++
+			if vsExpected != nil && strings.Contains(vsExpected.Reference, "PyTorch gives this no gradient") {
+				none++
+			}
 			for _, j := range []*verdict.Judgement{vsExpected, vsEager} {
 				if b := bindsAt(j); b > worst {
 					worst, worstName = b, name
@@ -184,7 +187,11 @@ func printValues(w io.Writer, g *runner.GraphResult, kind string, names []string
 		if kind == "buffer" {
 			what = "buffers after the run"
 		}
-		fmt.Fprintf(w, "  %d more %s match (the nearest its bound: %s, at %.2f of it; --all prints each)\n", quiet, what, worstName, worst)
+		zero := ""
+		if none > 0 {
+			zero = fmt.Sprintf("; %d of them zero, where PyTorch gives no gradient", none)
+		}
+		fmt.Fprintf(w, "  %d more %s match (the nearest its bound: %s, at %.2f of it%s; --all prints each)\n", quiet, what, worstName, worst, zero)
 	}
 }
 
