@@ -217,8 +217,12 @@ func (r *references) judgeDecided(w what, got *tensor.Tensor, dec *decidedFlips)
 		judge = func(in verdict.Input) verdict.Judgement { return secondChance(in, effs) }
 	}
 	if pt != nil {
+		var raw *tensor.Tensor
+		if nativeName != "" {
+			raw = native
+		}
 		j := judge(verdict.Input{Result: got, Against: pt, Ref64: f64, RefNote: note, Baselines: base,
-			Independent: ptBase, Noise: noise})
+			Independent: ptBase, Noise: noise, Raw: raw})
 		vsExpected = &j
 		if w.kind == "grad" && r.exp.Grads[w.name] == nil && r.exp.NoGrad[w.name] {
 			if j.Match {

@@ -208,6 +208,12 @@ type Input struct {
 	// run with simulated float32 rounding used to size that check.
 	Independent *tensor.Tensor
 	Noise       *tensor.Tensor
+	// Raw, when non-nil, is a float32 run as it came, with the
+	// comparisons it decided the other way from F, where a baseline is
+	// that run less their effect: the check of F against PyTorch counts
+	// it in float32's noise (PyTorch's value flips such elements too, and
+	// not every flip of its is explained), the bounds do not.
+	Raw *tensor.Tensor
 }
 
 // Multiplier per dtype and size, as run-json.md says.
@@ -369,7 +375,7 @@ func Judge(in Input) Judgement {
 		rc.RMSE = rmse(in.Independent, f, r, a)
 		rc.WorstErr = maxErr(in.Independent, f, r, a)
 		rc.NoiseRMSE, rc.NoiseWorstErr = j.RMSE, j.WorstErr
-		noise := []*tensor.Tensor{in.Noise}
+		noise := []*tensor.Tensor{in.Noise, in.Raw}
 		for _, b := range in.Baselines {
 			if b.T != in.Independent {
 				noise = append(noise, b.T)

@@ -279,3 +279,28 @@ func TestModelBaselineIsCappedByTheMeasuredOnes(t *testing.T) {
 		t.Errorf("with PyTorch's value, an error 10× its rounding must not match: %s", j.Detail())
 	}
 }
+
+// The check of F against PyTorch sizes float32's noise with the runs as
+// they came (Raw: gcdbg's eager run with its own flipped comparisons),
+// even where the bound uses that run less its flips: PyTorch's value flips
+// such elements too, and where the search does not explain them all, a
+// tightened noise called PyTorch's flips a difference of semantics
+// (examples/unseen MobileNetV2: 10 gradients "reference ≠ PyTorch").
+func TestRawRunSizesTheReferenceCheck(t *testing.T) {
+	const n = 4096
+	shape := []int{n}
+	f := truth(n, 21)
+	flip := append([]float64(nil), f...)
+	flip[7] += 0.05 // a flipped mask element's effect
+	pt := f32(shape, flip)
+	native := f32(shape, noisy(f, 1e-7, 22))
+	in := Input{Result: f32(shape, noisy(f, 1e-7, 23)), Against: pt, Ref64: f64(shape, f),
+		Baselines: Baselines(pt, native, nil), Independent: pt}
+	if j := Judge(in); j.Check == nil || j.Check.Agree {
+		t.Fatalf("test premise: without a raw run PyTorch's flip fails the check: %+v", j.Check)
+	}
+	in.Raw = f32(shape, flip)
+	if j := Judge(in); j.Check == nil || !j.Check.Agree || !j.Match {
+		t.Errorf("a raw float32 run with the same flip must size the check: %s", j.Detail())
+	}
+}
