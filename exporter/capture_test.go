@@ -27,10 +27,31 @@ func python(t *testing.T) string {
 }
 
 func export(t *testing.T, model string) (string, string, error) {
+	return exportWith(t, model, nil)
+}
+
+// exportWith exports testdata/model with extra environment variables
+// (VARIANT=...) and arguments; the trace's path, the exporter's output.
+func exportWith(t *testing.T, model string, env []string, args ...string) (string, string, error) {
 	out := filepath.Join(t.TempDir(), strings.TrimSuffix(model, ".py")+".json")
-	cmd := exec.Command(python(t), "gcdbg_export.py", filepath.Join("testdata", model), "-o", out, "--runs", "0")
+	cmd := exec.Command(python(t), append([]string{"gcdbg_export.py", filepath.Join("testdata", model), "-o", out, "--runs", "0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	b, err := cmd.CombinedOutput()
 	return out, string(b), err
+}
+
+// runTrace loads the trace at path and runs it on dev once.
+func runTrace(t *testing.T, path, dev string) *runner.Result {
+	t.Helper()
+	tr, err := trace.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.Run(tr, runner.Options{Runs: 1, Device: dev})
+	if err != nil {
+		t.Fatalf("%s on %s: %v", path, dev, err)
+	}
+	return res
 }
 
 func TestCaptureUnpackAndGlobalModules(t *testing.T) {
@@ -118,35 +139,22 @@ func TestMain(m *testing.M) {
 // its refusal names the fix.
 func TestDTypeAndRankAreKnownWhileTracing(t *testing.T) {
 	for _, variant := range []string{"len", "finfo", "star", "lensize"} {
-		out := filepath.Join(t.TempDir(), "fx.json")
-		cmd := exec.Command(python(t), "gcdbg_export.py", filepath.Join("testdata", "fx_len_finfo.py"), "-o", out, "--runs", "0")
-		cmd.Env = append(os.Environ(), "VARIANT="+variant)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("%s: export failed: %v\n%s", variant, err, b)
+		out, msg, err := exportWith(t, "fx_len_finfo.py", []string{"VARIANT=" + variant})
+		if err != nil {
+			t.Errorf("%s: export failed: %v\n%s", variant, err, msg)
 			continue
 		}
-		tr, err := trace.Load(out)
-		if err != nil {
-			t.Fatal(err)
-		}
 		for _, dev := range []string{"eager", "cpu"} {
-			res, err := runner.Run(tr, runner.Options{Runs: 1, Device: dev})
-			if err != nil {
-				t.Fatalf("%s %s: %v", variant, dev, err)
-			}
-			if !res.OK || res.Graphs[0].Outputs[0].VsExpected == nil {
+			if res := runTrace(t, out, dev); !res.OK || res.Graphs[0].Outputs[0].VsExpected == nil {
 				t.Errorf("%s %s: does not match PyTorch's output:\n%s", variant, dev, res.Summary())
 			}
 		}
 	}
-	out := filepath.Join(t.TempDir(), "fx.json")
-	cmd := exec.Command(python(t), "gcdbg_export.py", filepath.Join("testdata", "fx_len_finfo.py"), "-o", out, "--runs", "0")
-	cmd.Env = append(os.Environ(), "VARIANT=lentensor")
-	b, err := cmd.CombinedOutput()
+	_, msg, err := exportWith(t, "fx_len_finfo.py", []string{"VARIANT=lentensor"})
 	if err == nil {
 		t.Fatal("lentensor: exported; len() of a traced tensor is a traced size fx cannot loop over")
 	}
-	if msg := string(b); !strings.Contains(msg, "x.shape[0]") || strings.Contains(msg, ".tolist()") {
+	if !strings.Contains(msg, "x.shape[0]") || strings.Contains(msg, ".tolist()") {
 		t.Errorf("lentensor: the refusal does not name x.shape[0] (or gives the generic advice):\n%s", msg)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"gcdbg/runner"
 	"gcdbg/trace"
 )
 
@@ -29,11 +28,9 @@ func TestCheckpointTracedThrough(t *testing.T) {
 		if b, err := same.CombinedOutput(); err != nil {
 			t.Fatalf("%s: test premise: PyTorch's checkpointed gradients are the plain calls': %v\n%s", v, err, b)
 		}
-		out := filepath.Join(t.TempDir(), "ck.json")
-		cmd := exec.Command(py, "gcdbg_export.py", filepath.Join("testdata", "checkpoint_blocks.py"), "-o", out, "--runs", "0")
-		cmd.Env = append(os.Environ(), "VARIANT="+v)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("%s: export failed: %v\n%s", v, err, b)
+		out, msg, err := exportWith(t, "checkpoint_blocks.py", []string{"VARIANT=" + v})
+		if err != nil {
+			t.Errorf("%s: export failed: %v\n%s", v, err, msg)
 			continue
 		}
 		tr, err := trace.Load(out)
@@ -50,10 +47,7 @@ func TestCheckpointTracedThrough(t *testing.T) {
 			t.Errorf("%s: parameters PyTorch gives no gradient: %v", v, noGrad)
 		}
 		for _, dev := range []string{"eager", "cpu"} {
-			res, err := runner.Run(tr, runner.Options{Runs: 1, Device: dev})
-			if err != nil {
-				t.Fatalf("%s %s: %v", v, dev, err)
-			}
+			res := runTrace(t, out, dev)
 			compared, said := 0, 0
 			for _, g := range res.Graphs[0].Grads {
 				if g.VsExpected != nil {
@@ -78,24 +72,16 @@ func TestCheckpointTracedThrough(t *testing.T) {
 // training model's eval graph took a wrapper file): no gradients, and its
 // dropout inactive, so the output matches PyTorch's eval-mode output.
 func TestEvalFlagOverridesTrain(t *testing.T) {
-	py := python(t)
-	out := filepath.Join(t.TempDir(), "ev.json")
-	if b, err := exec.Command(py, "gcdbg_export.py", filepath.Join("testdata", "checkpoint_blocks.py"), "-o", out, "--runs", "0", "--eval").CombinedOutput(); err != nil {
-		t.Fatalf("export --eval failed: %v\n%s", err, b)
-	}
-	tr, err := trace.Load(out)
+	out, msg, err := exportWith(t, "checkpoint_blocks.py", nil, "--eval")
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("export --eval failed: %v\n%s", err, msg)
 	}
-	res, err := runner.Run(tr, runner.Options{Runs: 1, Device: "eager"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runTrace(t, out, "eager")
 	g := res.Graphs[0]
 	if len(g.Grads) != 0 || !res.OK || g.Outputs[0].VsExpected == nil {
 		t.Errorf("--eval: want an inference graph matching PyTorch, got %d grads, ok %v:\n%s", len(g.Grads), res.OK, res.Summary())
 	}
-	if b, err := exec.Command(py, "gcdbg_export.py", filepath.Join("testdata", "checkpoint_blocks.py"), "-o", out, "--train", "--eval").CombinedOutput(); err == nil {
-		t.Errorf("--train --eval together must be refused:\n%s", b)
+	if _, msg, err := exportWith(t, "checkpoint_blocks.py", nil, "--train", "--eval"); err == nil {
+		t.Errorf("--train --eval together must be refused:\n%s", msg)
 	}
 }

@@ -20,41 +20,8 @@ import (
 // the "compiled" gradient is F with that element flipped, rounded to
 // float32.
 func TestDecidedFlipsAreReadFromTheSavedTensors(t *testing.T) {
-	_, units := loadUnits(t, "testdata/relu_flip_wavenet.json")
-	u := units[0]
-	refs, err := newReferences(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, savedVals, err := u.RunPipelineSaved()
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := savedTensors(savedVals)
-	w := gradNamed(t, u, "out1.bias")
-	f := w.pick(refs.f64)
-	scale := rmsOf(f)
-
-	// The element: one of the sites' ambiguous elements whose flip moves
-	// out1.bias's gradient far beyond rounding.
-	var c flipCand
-	var flipped *tensor.Tensor
-	for _, sc := range refs.flipped.sites {
-		for _, cand := range sc.cands {
-			rr := refs.flipped.runFlips(map[*ir.Node][]int{cand.cmp: {cand.i}}, "test")
-			if d := effectOn(w, rr, f); d != nil && rmsOf(d) > 1e-4*scale {
-				c, flipped = cand, w.pick(rr)
-				break
-			}
-		}
-	}
-	if flipped == nil {
-		t.Fatal("test premise: an ambiguous element whose flip moves out1.bias's gradient")
-	}
-	from, ok := c.cmp.Args[0].(*ir.Node)
-	if !ok || saved[from.Name] == nil {
-		t.Fatalf("test premise: the pipeline saves %s's input for the backward", c.cmp.Name)
-	}
+	x := newWaveFlip(t, 1e-4)
+	refs, saved, w, c, flipped, from := x.refs, x.saved, x.w, x.c, x.flipped, x.from
 	if got, _ := siteDecisions(flipSite{cmp: c.cmp, y: from, thr: 0}, saved)(c.i); got != c.fTrue {
 		t.Fatalf("test premise: the eager pipeline decided %s[%d] as F", c.cmp.Name, c.i)
 	}
@@ -66,25 +33,13 @@ func TestDecidedFlipsAreReadFromTheSavedTensors(t *testing.T) {
 	}
 	refs.flipped.cands = keep
 
-	got, err := tensor.Zeros(flipped.Shape, tensor.Float32)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < got.Numel(); i++ {
-		got.SetFlat(i, float64(float32(flipped.Flat(i))))
-	}
+	got := toFloat32(flipped)
 	// The run's saved ReLU output, with that element on the other side.
 	decidedOther := map[string]*tensor.Tensor{}
 	for k, v := range saved {
 		decidedOther[k] = v
 	}
-	moved := saved[from.Name].Clone()
-	if c.fTrue {
-		moved.SetFlat(c.i, 0)
-	} else {
-		moved.SetFlat(c.i, 1e-30)
-	}
-	decidedOther[from.Name] = moved
+	decidedOther[from.Name] = x.otherSide()
 
 	dec := refs.flipped.decided(decidedOther, nil)
 	dec.resolve()
@@ -192,53 +147,14 @@ func TestBackwardProbeReadsTheRecomputedDecisions(t *testing.T) {
 // values and their effect is taken out of its baseline. Here the eager
 // run is made to flip one element.
 func TestEagerBaselineLosesItsOwnFlips(t *testing.T) {
-	_, units := loadUnits(t, "testdata/relu_flip_wavenet.json")
-	u := units[0]
-	refs, err := newReferences(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, savedVals, err := u.RunPipelineSaved()
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := savedTensors(savedVals)
-	w := gradNamed(t, u, "out1.bias")
-	f := w.pick(refs.f64)
-	var c flipCand
-	var flipped *tensor.Tensor
-	for _, sc := range refs.flipped.sites {
-		for _, cand := range sc.cands {
-			rr := refs.flipped.runFlips(map[*ir.Node][]int{cand.cmp: {cand.i}}, "test")
-			if d := effectOn(w, rr, f); d != nil && rmsOf(d) > 1e-3*rmsOf(f) {
-				c, flipped = cand, w.pick(rr)
-				break
-			}
-		}
-	}
-	if flipped == nil {
-		t.Fatal("test premise: an ambiguous element whose flip moves out1.bias's gradient by 1e-3 of it")
-	}
-	from := c.cmp.Args[0].(*ir.Node)
-	moved := saved[from.Name].Clone()
-	if c.fTrue {
-		moved.SetFlat(c.i, 0)
-	} else {
-		moved.SetFlat(c.i, 1e-30)
-	}
-	f32 := func(x *tensor.Tensor) *tensor.Tensor {
-		out, _ := tensor.Zeros(x.Shape, tensor.Float32)
-		for i := 0; i < x.Numel(); i++ {
-			out.SetFlat(i, float64(float32(x.Flat(i))))
-		}
-		return out
-	}
+	x := newWaveFlip(t, 1e-3)
+	refs, w, f := x.refs, x.w, x.f
 	// The eager run flipped c: its gradient is F's with the flip, and its
 	// kept ReLU output shows it.
-	refs.native.Grads[w.index] = f32(flipped)
-	refs.nativeFlips = refs.flipped.decided(map[string]*tensor.Tensor{from.Name: moved}, nil)
+	refs.native.Grads[w.index] = toFloat32(x.flipped)
+	refs.nativeFlips = refs.flipped.decided(map[string]*tensor.Tensor{x.from.Name: x.otherSide()}, nil)
 
-	good := f32(f)
+	good := toFloat32(f)
 	if e, n := refs.judge(w, good); !e.Match || !n.Match {
 		t.Errorf("F rounded to float32 must match: %s / %s", e.Detail(), n.Detail())
 	}
@@ -258,4 +174,72 @@ func TestEagerBaselineLosesItsOwnFlips(t *testing.T) {
 	if e, n := refs.judge(w, bad); e.Match || n.Match {
 		t.Errorf("an error below the eager run's flip effect must not match: %s / %s", e.Detail(), n.Detail())
 	}
+}
+
+// waveFlip is relu_flip_wavenet's references, its eager pipeline's saved
+// tensors and one ambiguous element c whose flip moves out1.bias's
+// gradient (w; F's value f) by more than rel of it: flipped is F's
+// gradient with c flipped, from the value c's comparison reads.
+type waveFlip struct {
+	refs    *references
+	saved   map[string]*tensor.Tensor
+	w       what
+	f       *tensor.Tensor
+	c       flipCand
+	flipped *tensor.Tensor
+	from    *ir.Node
+}
+
+func newWaveFlip(t *testing.T, rel float64) *waveFlip {
+	t.Helper()
+	_, units := loadUnits(t, "testdata/relu_flip_wavenet.json")
+	u := units[0]
+	refs, err := newReferences(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, savedVals, err := u.RunPipelineSaved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &waveFlip{refs: refs, saved: savedTensors(savedVals), w: gradNamed(t, u, "out1.bias")}
+	x.f = x.w.pick(refs.f64)
+	for _, sc := range refs.flipped.sites {
+		for _, cand := range sc.cands {
+			rr := refs.flipped.runFlips(map[*ir.Node][]int{cand.cmp: {cand.i}}, "test")
+			if d := effectOn(x.w, rr, x.f); d != nil && rmsOf(d) > rel*rmsOf(x.f) && x.flipped == nil {
+				x.c, x.flipped = cand, x.w.pick(rr)
+			}
+		}
+	}
+	if x.flipped == nil {
+		t.Fatalf("test premise: an ambiguous element whose flip moves out1.bias's gradient by %g of it", rel)
+	}
+	from, ok := x.c.cmp.Args[0].(*ir.Node)
+	if !ok || x.saved[from.Name] == nil {
+		t.Fatalf("test premise: the pipeline saves %s's input for the backward", x.c.cmp.Name)
+	}
+	x.from = from
+	return x
+}
+
+// otherSide is the saved value of c's comparison input with c on the
+// other side of its threshold from F.
+func (x *waveFlip) otherSide() *tensor.Tensor {
+	moved := x.saved[x.from.Name].Clone()
+	if x.c.fTrue {
+		moved.SetFlat(x.c.i, 0)
+	} else {
+		moved.SetFlat(x.c.i, 1e-30)
+	}
+	return moved
+}
+
+// toFloat32 is x rounded to float32.
+func toFloat32(x *tensor.Tensor) *tensor.Tensor {
+	out, _ := tensor.Zeros(x.Shape, tensor.Float32)
+	for i := 0; i < x.Numel(); i++ {
+		out.SetFlat(i, float64(float32(x.Flat(i))))
+	}
+	return out
 }
