@@ -98,7 +98,7 @@ func TestCaptureErrorsSayWhatToChange(t *testing.T) {
 		"loop.py":              {"a, b, c = x.unbind(0)", "range(T)", "at loop.py:6 (`return sum(r for r in x)`)"},
 		"range_size.py":        {"range(T)", "Python int", "at range_size.py:8 (`for t in range(x.size(0)):`)"},
 		"distributions_vae.py": {"torch.randn_like(std)", "KL term by hand", "at distributions_vae.py:13 (`q = torch.distributions.Normal("},
-		"packed_gru.py":        {"pack_padded_sequence", "padded batch and mask", "at packed_gru.py:9 (`packed = pack_padded_sequence("},
+		"packed_gru.py":        {"pack_padded_sequence", "padded batch and mask", "at packed_gru.py:9 (`packed = pack_padded_sequence(", "): a packed sequence (torch.fx: "},
 		"int_buffer.py":        {"queue pointer", "Python attribute that the training step advances", "at int_buffer.py:16 (`ptr = int(self.queue_ptr)`)"},
 		"autocast_forward.py":  {"torch.autocast", "write the casts out", "at autocast_forward.py:16 (`logits = self.fc2(F.gelu(self.fc1(x)))`)"},
 		"item_log.py":          {"calls .item()", "call .item() outside it", "(item_log.py:17: D_x = torch.sigmoid(out).mean().item())"},

@@ -1122,8 +1122,10 @@ def _capture_error(what, e):
         return CaptureError("gcdbg exporter: cannot capture %s with torch.fx%s: %s\n  what to change: %s"
                             % (what, where, msg, _DISTRIBUTIONS_HINT))
     if _in_rnn_packing(e.__traceback__):
-        return CaptureError("gcdbg exporter: cannot capture %s with torch.fx%s: %s\n  what to change: %s"
-                            % (what, where, msg, _PACKED_HINT))
+        # fx's own error there ("`__cuda_array_interface__` must be a dict") says nothing about
+        # packing (examples/review9 finding 5): name what failed instead
+        return CaptureError("gcdbg exporter: cannot capture %s with torch.fx%s: a packed sequence "
+                            "(torch.fx: %s)\n  what to change: %s" % (what, where, msg, _PACKED_HINT))
     for key, hint in _CAPTURE_HINTS:
         if _hint_matches(key, str(e)):
             return CaptureError("gcdbg exporter: cannot capture %s with torch.fx%s: %s\n  what to change: %s"
