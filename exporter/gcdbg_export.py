@@ -35,6 +35,7 @@ import re
 import statistics
 import sys
 import time
+import warnings
 
 
 # How the exporter times PyTorch (the trace's timing, which `gcdbg run` shows as the
@@ -729,6 +730,9 @@ class _StackTracer(torch.fx.Tracer):
             return _NO_META
         rng = torch.get_rng_state()
         self._in_meta = True
+        quiet = warnings.catch_warnings()  # the user's run warns; the meta one must not again
+        quiet.__enter__()
+        warnings.simplefilter("ignore")
         try:
             if kind == "call_function":
                 if getattr(target, "__name__", "") in _FACTORY_DRAWS + _FACTORY_CALLS + _TORCH_PROXY_ARGS:
@@ -751,6 +755,7 @@ class _StackTracer(torch.fx.Tracer):
         except Exception:  # no meta kernel, a Python-only module: not known
             return _NO_META
         finally:
+            quiet.__exit__(None, None, None)
             self._in_meta = False
             torch.set_rng_state(rng)
 
