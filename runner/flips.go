@@ -541,10 +541,13 @@ type decidedFlips struct {
 	// used); probed, that it was.
 	probeErr error
 	probed   bool
-	once     sync.Once
-	run      *stages.RefRun
-	mu       sync.Mutex
-	effs     map[what]*flipEffect
+	// from says where the decisions were read (the label's words; ""
+	// for a backend's saved tensors)
+	from string
+	once sync.Once
+	run  *stages.RefRun
+	mu   sync.Mutex
+	effs map[what]*flipEffect
 }
 
 // decided is how a backend decided each ambiguous element, read (when a
@@ -713,11 +716,14 @@ func (d *decidedFlips) effect(w what, f64 *tensor.Tensor) *flipEffect {
 	}
 	var e *flipEffect
 	if diff := effectOn(w, d.run, f64); diff != nil {
-		from := "read from its forward's saved tensors"
+		from := d.from
+		if from == "" {
+			from = "as the run judged here decided them: read from its forward's saved tensors"
+		}
 		if d.probed {
 			from += " and from a probe of its backward whose gradients were bit-identical"
 		}
-		e = &flipEffect{label: d.label + " (as the run judged here decided them: " + from + ")", d: diff, n: d.n, of: d.of}
+		e = &flipEffect{label: d.label + " (" + from + ")", d: diff, n: d.n, of: d.of}
 	}
 	if d.effs == nil {
 		d.effs = map[what]*flipEffect{}

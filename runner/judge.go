@@ -74,7 +74,10 @@ func newReferencesSaying(u *stages.Unit, running func(what string) func()) (*ref
 		if r.noise != nil && len(sites) > 0 {
 			r.flipped = newFlippedRef(u, fOpt.Kept, nOpt.Kept, sites, running)
 			r.nativeFlips = r.flipped.decided(keptByName(nativeOpt.Kept), nil)
-			r.nativeFlips.resolve() // and the kept values go
+			if r.nativeFlips != nil {
+				r.nativeFlips.from = "as gcdbg's eager run decided them: read from its values"
+				r.nativeFlips.resolve() // and the kept values go
+			}
 		}
 	}
 	return r, nil
