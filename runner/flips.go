@@ -621,13 +621,11 @@ func (d *decidedFlips) resolve() {
 // keptByName are a run's kept values (interp.Options.Kept) by node name,
 // the tensors among them.
 func keptByName(kept map[*ir.Node]ir.Value) map[string]*tensor.Tensor {
-	out := map[string]*tensor.Tensor{}
+	named := map[string]ir.Value{}
 	for n, v := range kept {
-		if t, ok := v.(*tensor.Tensor); ok {
-			out[n.Name] = t
-		}
+		named[n.Name] = v
 	}
-	return out
+	return savedTensors(named)
 }
 
 // savedTensors are the tensors among a backend's saved values.
@@ -675,17 +673,19 @@ func siteDecisions(s flipSite, saved map[string]*tensor.Tensor) func(i int) (boo
 
 // effects are the effects judging w may choose from: the backend's own
 // flips as one, and the search's single flips at the sites whose
-// decisions could not be read (those runs only when some site could
-// not).
+// decisions could not be read (those runs only when a search candidate
+// lies at such a site).
 func (d *decidedFlips) effects(w what, f64 *tensor.Tensor) []flipEffect {
 	d.resolve()
 	var out []flipEffect
 	if e := d.effect(w, f64); e != nil {
 		out = append(out, *e)
 	}
+	// the search's runs (one float64 run per candidate) only where one of
+	// its candidates is at a comparison whose decisions were not read
 	unread := false
-	for _, sc := range d.ref.sites {
-		unread = unread || (!d.read[sc.site.cmp] && len(sc.cands) > 0)
+	for _, c := range d.ref.cands {
+		unread = unread || !d.read[c.cmp]
 	}
 	if !unread {
 		return out
