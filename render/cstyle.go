@@ -54,6 +54,8 @@ type kernelGen struct {
 	from     int // the kernel whose function fn is
 	ci       bool
 	sharedBy []int
+	// defs records each temporary's prim and operands (gelu.go).
+	defs map[string]geluDef
 }
 
 // value is a C expression (a temporary's name) and its dtype.
@@ -403,6 +405,7 @@ func (g *kernelGen) decl(dt tensor.DType, expr string) value {
 // declExact is decl of a value that dt already holds exactly (a load).
 func (g *kernelGen) declExact(dt tensor.DType, expr string) value {
 	t := g.tmp()
+	g.declared(t, g.note) // gelu.go
 	if g.note != "" {
 		g.line("const %s %s = %s;  // %s", g.ctype(dt), t, expr, g.note)
 		g.note = ""
@@ -412,11 +415,22 @@ func (g *kernelGen) declExact(dt tensor.DType, expr string) value {
 	return value{t, dt}
 }
 
-// op spells one pointwise prim from the dialect's tables.
+// op spells one pointwise prim and records what it computed (gelu.go
+// matches GELU's decomposition on those records).
 func (g *kernelGen) op(s loopir.Stmt, args []value) value {
+	g.flops++
+	v, ok := g.gelu(s, args) // gelu.go
+	if !ok {
+		v = g.spell(s, args)
+	}
+	g.define(v, s.Op, args)
+	return v
+}
+
+// spell spells one pointwise prim from the dialect's tables.
+func (g *kernelGen) spell(s loopir.Stmt, args []value) value {
 	d := g.r.d
 	isInt := len(args) > 0 && !args[len(args)-1].dt.IsFloat()
-	g.flops++
 	if fn := g.maskedExp(s); fn != "" { // expf.go
 		return g.decl(s.DType, fn+"("+g.cast(args[0], s.DType).c+")")
 	}
@@ -568,7 +582,9 @@ func (g *kernelGen) load(s loopir.Stmt, vars map[string]string, tmps map[string]
 		// stayed scalar. Bool storage holds 0 or 1, so the value is the same.
 		elem = "((const uint8_t *)" + st.c + ")[" + g.expr(s.Index, vars, tmps) + "]"
 	}
-	return g.declExact(st.dt, g.loadExpr(st.dt, elem))
+	v := g.declExact(st.dt, g.loadExpr(st.dt, elem))
+	g.defineLoad(v, s.Buffer, elem)
+	return v
 }
 
 // checkedLoad is a load at a data-dependent index (gather, index_select,

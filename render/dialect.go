@@ -114,7 +114,7 @@ var cTypes = map[tensor.DType]string{
 // compute in float (narrow.go).
 var C = Dialect{
 	Name: "c", Device: "cpu", Ext: ".c",
-	Prelude:      cPrelude + philoxPreludeC + expfPreludeC + erfTanhPreludeC,
+	Prelude:      cPrelude + philoxPreludeC + expfPreludeC + erfTanhPreludeC + geluPreludeC,
 	KernelPrefix: "static void", Restrict: "restrict",
 	ParallelFor: "#pragma omp parallel for", SIMD: "#pragma omp simd",
 	ParallelMin: 32768, Entry: true,
