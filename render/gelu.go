@@ -176,7 +176,8 @@ func (g *kernelGen) constOperand(v value, op string, c float64) (value, bool) {
 // gelu spells mul(x * 0.5, 1 + erf(x * (1/sqrt 2))) and mul(x * 0.5, 1 +
 // tanh(sqrt(2/pi) * (x + (x * x * x) * 0.044715))), the decomposition's
 // two forms (stages.decompGelu; the operands of each mul and add in either
-// order), as one call of gcdbg_gelu_erff / gcdbg_gelu_tanhf, in float on
+// order, x / sqrt(2) for the product, pow(x, 3) for the cube: the forms
+// users write by hand), as one call of gcdbg_gelu_erff / gcdbg_gelu_tanhf, in float on
 // the C dialect. The operations it replaces stay declared for any other
 // reader and are dropped when nothing reads them (dropDeadTemps); their
 // graph nodes' names move to the call's comment, so that each node still
@@ -202,7 +203,11 @@ func (g *kernelGen) gelu(s loopir.Stmt, args []value) (value, bool) {
 		fn := ""
 		switch d.op {
 		case "erf":
-			if z, ok := g.constOperand(d.args[0], "mul", 1/math.Sqrt2); ok && g.sameValue(z, x) {
+			z, ok := g.constOperand(d.args[0], "mul", 1/math.Sqrt2)
+			if !ok { // x / sqrt(2), as Hugging Face's GELU writes it
+				z, ok = g.divisor(d.args[0], math.Sqrt2)
+			}
+			if ok && g.sameValue(z, x) {
 				fn = "gcdbg_gelu_erff"
 			}
 		case "tanh":
@@ -229,7 +234,16 @@ func (g *kernelGen) gelu(s loopir.Stmt, args []value) (value, bool) {
 	return value{}, false
 }
 
-// tanhGeluArg says whether u is x + (x * x * x) * 0.044715 (the add's and
+// divisor returns a of v = a / c, ok false if v is not that division.
+func (g *kernelGen) divisor(v value, c float64) (value, bool) {
+	d := g.defs[v.c]
+	if d.op != "div" || len(d.args) != 2 || v.dt != tensor.Float32 || d.args[0].dt != tensor.Float32 || !isConst32(d.args[1], c) {
+		return value{}, false
+	}
+	return d.args[0], true
+}
+
+// tanhGeluArg says whether u is x + (x * x * x) * 0.044715 (x^3 also as pow(x, 3)) (the add's and
 // the products' operands in either order) and returns the temporaries
 // that compute it.
 func (g *kernelGen) tanhGeluArg(u, x value) ([]value, bool) {
@@ -246,6 +260,9 @@ func (g *kernelGen) tanhGeluArg(u, x value) ([]value, bool) {
 			continue
 		}
 		c := g.defs[cube.c]
+		if b, ok := g.constOperand(cube, "pow", 3); ok && g.sameValue(b, x) && isConst32(c.args[1], 3) {
+			return []value{d.args[1-i], cube}, true // torch.pow(x, 3.0), as GPT-2's gelu_new writes it
+		}
 		if c.op != "mul" || len(c.args) != 2 {
 			continue
 		}
