@@ -223,7 +223,7 @@ func (g *kernelGen) batchEpilogue(n *loopir.Node, members []*loopir.Node, dst st
 			emit = append(emit, m)
 		}
 	}
-	if len(emit) == 0 || !simdSafe(members) || g.transposed(emit) {
+	if len(emit) == 0 || !simdSafe(members) || g.transposed(members, emit) {
 		return false
 	}
 	for _, m := range members {

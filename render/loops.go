@@ -410,7 +410,7 @@ func (g *kernelGen) pointwiseNest(members []*loopir.Node) {
 	if g.catCopies(emit, clause) { // cat_copy.go
 		return
 	}
-	if g.transposed(emit) {
+	if g.transposed(members, emit) {
 		g.tiledNest(names, clause, members, emit)
 		return
 	}
@@ -664,10 +664,13 @@ const tile = 32
 // at a fraction of the memory bandwidth (measured: 18% of the triad for
 // the MLP's 784x512 weight-gradient transposes). Only for static sizes of
 // at least two tiles in the last two loops, in a CPU dialect, with every
-// member's ranges equal to the loops (so its variables are the loops').
-func (g *kernelGen) transposed(ns []*loopir.Node) bool {
+// emitted member's ranges equal to the loops (so its variables are the
+// loops'). The strided load may be in a member inlined into another (a
+// permute feeding GELU's chain: the stored node reads only temporaries),
+// so every member of the loops' ranges is looked at.
+func (g *kernelGen) transposed(members, emit []*loopir.Node) bool {
 	o := g.sp.outer
-	if g.r.d.ParallelFor == "" || len(o) < 2 || !simdSafe(ns) {
+	if g.r.d.ParallelFor == "" || len(o) < 2 || !simdSafe(members) {
 		return false
 	}
 	for _, e := range o[len(o)-2:] {
@@ -675,10 +678,14 @@ func (g *kernelGen) transposed(ns []*loopir.Node) bool {
 			return false
 		}
 	}
-	strided := false
-	for _, n := range ns {
+	for _, n := range emit {
 		if !sameRanges(squeeze(n.Ranges), o) {
 			return false
+		}
+	}
+	for _, n := range members {
+		if !sameRanges(squeeze(n.Ranges), o) {
+			continue
 		}
 		inner := ""
 		for i, r := range n.Ranges {
@@ -687,12 +694,12 @@ func (g *kernelGen) transposed(ns []*loopir.Node) bool {
 			}
 		}
 		for _, st := range n.Body {
-			if st.Op == "load" && strideOf(st.Index, inner) >= 16 {
-				strided = true
+			if st.Op == "load" && g.inline[st.Buffer] == nil && strideOf(st.Index, inner) >= 16 {
+				return true
 			}
 		}
 	}
-	return strided
+	return false
 }
 
 // jumpingStreams counts the memory streams of a nest whose index strides
