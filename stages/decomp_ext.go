@@ -469,7 +469,7 @@ var extDecompositions = []decomposition{
 			}
 			return b.o("add", s, m)
 		}},
-	{"aten.linalg_vector_norm", "vector_norm(x, p, d) = sqrt(sum(x * x)) for p = 2; sum(|x|) for 1; amax/amin(|x|) for ±inf; sum(x != 0) for 0; else sum(|x|^p)^(1/p); float16/bfloat16 in the narrow type with 1/p rounded to it, except bfloat16 p = 2 over trailing dims (float, rounded once)",
+	{"aten.linalg_vector_norm", "vector_norm(x, p, d) = sqrt(sum(x * x)) for p = 2; sum(|x|) for 1; amax/amin(|x|) for ±inf; sum(x != 0) for 0; else sum(|x|^p)^(1/p); the root's gradient 0 where the sum is 0 (norm_backward); float16/bfloat16 in the narrow type with 1/p rounded to it, except bfloat16 p = 2 over trailing dims (float, rounded once)",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.vectorNorm(a[0], b.float(a[1]), a[2], a[3], a[4]) }},
 	{"aten.norm", "norm(x, p, d) = linalg_vector_norm(x, p, d) ('fro' is p = 2)",
 		func(b *builder, a []ir.Arg) ir.Arg {
@@ -485,10 +485,10 @@ var extDecompositions = []decomposition{
 			n := b.reducedCount(a[0], a[1])
 			return ir.Tuple{b.variance(a), b.o("div", b.o("sum", a[0], a[1], a[3]), int64(n))}
 		}},
-	{"aten.std_mean", "std_mean(x, d) = (sqrt(var(x, d)), mean(x, d))",
+	{"aten.std_mean", "std_mean(x, d) = (sqrt(var(x, d)), mean(x, d)); the sqrt's gradient is 0 where var is 0 (std_backward)",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			n := b.reducedCount(a[0], a[1])
-			return ir.Tuple{b.o("sqrt", b.variance(a)), b.o("div", b.o("sum", a[0], a[1], a[3]), int64(n))}
+			return ir.Tuple{b.stdOf(b.variance(a)), b.o("div", b.o("sum", a[0], a[1], a[3]), int64(n))}
 		}},
 
 	// einsum.
@@ -571,7 +571,7 @@ func (b *builder) vectorNorm(x ir.Arg, p float64, dims, keepdim, dtype ir.Arg) i
 	}
 	switch {
 	case p == 2:
-		return round(b.o("sqrt", b.o("sum", b.o("mul", xf, xf), dims, keepdim)))
+		return round(b.rootOrZero(b.o("sum", b.o("mul", xf, xf), dims, keepdim), func(s ir.Arg) ir.Arg { return b.o("sqrt", s) }))
 	case p == 1:
 		return b.o("sum", b.o("abs", x), dims, keepdim)
 	case math.IsInf(p, 1):
@@ -603,7 +603,27 @@ func (b *builder) vectorNorm(x ir.Arg, p float64, dims, keepdim, dtype ir.Arg) i
 		}
 		terms = round(b.o("pow", axf, p))
 	}
-	return b.o("pow", b.o("sum", terms, dims, keepdim), tensor.Round(dt, 1/p))
+	return b.rootOrZero(b.o("sum", terms, dims, keepdim), func(s ir.Arg) ir.Arg { return b.o("pow", s, tensor.Round(dt, 1/p)) })
+}
+
+// rootOrZero is root(s) (a norm's sqrt or 1/p-th power, std's sqrt of the
+// variance) with PyTorch's gradient where s == 0: norm_backward and
+// std_backward mask grad / result to 0 there (a zero row: F.normalize of
+// padding, cdist(z, z)'s diagonal, std of a constant row), where the
+// derivative of the root is grad / 0 and the chain rule then multiplies
+// it by 0 (NaN). Those elements take root(1) and are then replaced by 0
+// (the where's other branch gets no gradient, the root's input there
+// none either); the value is root(s) everywhere else, NaN included.
+// stdOf is std from the variance v: sqrt(v), rootOrZero's gradient.
+func (b *builder) stdOf(v ir.Arg) ir.Arg {
+	return b.rootOrZero(v, func(s ir.Arg) ir.Arg { return b.o("sqrt", s) })
+}
+
+func (b *builder) rootOrZero(s ir.Arg, root func(ir.Arg) ir.Arg) ir.Arg {
+	dt := b.dtype(s)
+	z := b.o("eq", s, int64(0))
+	safe := b.o("where", z, b.o("full", ir.Tuple{}, int64(1), dt), s)
+	return b.o("where", z, b.o("full", ir.Tuple{}, int64(0), dt), root(safe))
 }
 
 // reducesLastDims reports whether reducing x over dims is, once its size-1

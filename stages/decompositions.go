@@ -225,8 +225,8 @@ var decompositions = []decomposition{
 			}
 			return b.call("aten.cat", parts, int64(d))
 		}},
-	{"aten.std", "std(x, d, correction) = sqrt(var(x, d, correction))",
-		func(b *builder, a []ir.Arg) ir.Arg { return b.call("aten.sqrt", b.variance(a)) }},
+	{"aten.std", "std(x, d, correction) = sqrt(var(x, d, correction)), the sqrt's gradient 0 where var is 0 (std_backward)",
+		func(b *builder, a []ir.Arg) ir.Arg { return b.stdOf(b.variance(a)) }},
 	{"aten.t", "t(x) = permute(x, [1, 0]) for 2-D x, x itself below",
 		func(b *builder, a []ir.Arg) ir.Arg {
 			if n := len(b.shape(a[0])); n > 2 {
