@@ -170,6 +170,7 @@ func init() {
 	}
 	act("hardswish(self)", "hardswish", 0)
 	act("hardsigmoid(self)", "hardsigmoid", 0)
+	act("hardtanh(self, min_val=-1.0, max_val=1.0)", "hardtanh", 2)
 	act("mish(self)", "mish", 0)
 	act("elu(self, alpha=1.0, scale=1.0, input_scale=1.0)", "elu", 3)
 	act("selu(self)", "selu", 0)
@@ -415,7 +416,7 @@ func NormOrd(v Value) (float64, error) {
 // extInplace are the activations whose in-place form (F.elu(x, inplace=True),
 // nn.Hardswish(inplace=True)) the canonical set carries; functionalization
 // turns them back into the out-of-place op and a write.
-var extInplace = []string{"hardswish", "hardsigmoid", "mish", "elu", "selu", "celu", "leaky_relu"}
+var extInplace = []string{"hardswish", "hardsigmoid", "hardtanh", "mish", "elu", "selu", "celu", "leaky_relu"}
 
 func init() {
 	registerInplace(extInplace...) // inplace.go
@@ -526,7 +527,7 @@ func init() {
 	for name, kinds := range map[string]map[int]byte{
 		"elu": {1: 'f', 2: 'f', 3: 'f'}, "celu": {1: 'f'}, "softplus": {1: 'f', 2: 'f'}, "leaky_relu": {1: 'f'},
 		"hardshrink": {1: 'f'}, "softshrink": {1: 'f'}, "elu_": {1: 'f', 2: 'f', 3: 'f'}, "celu_": {1: 'f'},
-		"leaky_relu_": {1: 'f'}, "nan_to_num": {1: 'f', 2: 'f', 3: 'f'}, "round_decimals": {1: 'i'},
+		"leaky_relu_": {1: 'f'}, "hardtanh": {1: 'f', 2: 'f'}, "hardtanh_": {1: 'f', 2: 'f'}, "nan_to_num": {1: 'f', 2: 'f', 3: 'f'}, "round_decimals": {1: 'i'},
 		"cumsum": {1: 'i'}, "cumprod": {1: 'i'}, "logcumsumexp": {1: 'i'}, "argsort": {1: 'i'},
 		"flip": {1: 'l'}, "roll": {1: 'l', 2: 'l'}, "linalg_vector_norm": {1: 'f', 2: 'l'}, "norm": {1: 'l', 2: 'l'},
 		"logsumexp": {1: 'l'},

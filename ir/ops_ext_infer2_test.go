@@ -12,7 +12,7 @@ import (
 const extInferOps = "asin acos atan sinh cosh asinh acosh atanh log2 log10 erfinv isinf fmod hardswish hardsigmoid " +
 	"mish elu selu celu softplus leaky_relu log_sigmoid softsign tanhshrink hardshrink softshrink lerp addcmul addcdiv " +
 	"hypot nan_to_num round_decimals cumsum cumprod logcumsumexp flip roll argsort logsumexp linalg_vector_norm norm " +
-	"einsum embedding_bag logaddexp xlogy frac hardswish_ elu_ selu_ celu_ leaky_relu_ mish_ hardsigmoid_"
+	"einsum embedding_bag logaddexp xlogy frac hardswish_ elu_ selu_ celu_ leaky_relu_ mish_ hardsigmoid_ hardtanh hardtanh_"
 
 // The hand-written inference of the ext ops agrees with inference by
 // example on the generic argument combinations (the fixtures hold none of

@@ -13,7 +13,22 @@ import (
 // PyTorch's gradient there, 0 through the root, so every gradient matches
 // PyTorch's, eager and compiled; they were NaN (review10, findings 1-3).
 func TestZeroNormGradientsMatchPyTorch(t *testing.T) {
-	tr, err := trace.Load("testdata/zero_norm_grads.json")
+	matchesPyTorchEverywhere(t, "testdata/zero_norm_grads.json", 4)
+}
+
+// Hardtanh, ReLU6 and Hardsigmoid pass no gradient at their bounds, as
+// PyTorch's backward (testdata/models/hard_bounds_grads.py: zero- and
+// one-initialised gates, a ReLU6 of a ReLU, inputs at every bound); they
+// took the inside slope there (review10, finding 4).
+func TestHardActivationBoundsMatchPyTorch(t *testing.T) {
+	matchesPyTorchEverywhere(t, "testdata/hard_bounds_grads.json", 5)
+}
+
+// matchesPyTorchEverywhere runs a trace eager and compiled and checks that
+// every output, gradient (nGrads of them) and buffer matches PyTorch's and
+// the eager interpreter's, none NaN.
+func matchesPyTorchEverywhere(t *testing.T, path string, nGrads int) {
+	tr, err := trace.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,8 +42,8 @@ func TestZeroNormGradientsMatchPyTorch(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := res.Graphs[0]
-		if len(g.Grads) != 4 {
-			t.Fatalf("%s: %d grads, want 4", device, len(g.Grads))
+		if len(g.Grads) != nGrads {
+			t.Fatalf("%s: %d grads, want %d", device, len(g.Grads), nGrads)
 		}
 		checkAllMatch(t, g, " ("+device+")")
 		for _, gd := range g.Grads {

@@ -35,6 +35,15 @@ func (b *builder) clampC(x ir.Arg, lo, hi ir.Arg) ir.Arg {
 	return x
 }
 
+// clampOpen is clampC's values with the gradient passed only strictly
+// between the bounds (a value equal to one takes the bound, a constant):
+// hardtanh's and hardsigmoid's backward, where clamp's passes it at the
+// bounds too. NaN compares false and stays.
+func (b *builder) clampOpen(x ir.Arg, lo, hi ir.Arg) ir.Arg {
+	x = b.o("where", b.o("le", x, lo), lo, x)
+	return b.o("where", b.o("ge", x, hi), hi, x)
+}
+
 // softplusC is log1p(exp(beta*x))/beta, x itself above the threshold.
 func (b *builder) softplusC(x ir.Arg, beta, th float64) ir.Arg {
 	bx := x
@@ -162,9 +171,20 @@ var extDecompositions = []decomposition{
 		func(b *builder, a []ir.Arg) ir.Arg {
 			return b.o("div", b.o("mul", a[0], b.clampC(b.o("add", a[0], int64(3)), int64(0), int64(6))), int64(6))
 		}},
-	{"aten.hardsigmoid", "hardsigmoid(x) = clamp(x + 3, 0, 6) / 6",
+	{"aten.hardsigmoid", "hardsigmoid(x) = clamp(x + 3, 0, 6) / 6, the gradient 0 at the bounds (x = ±3, hardsigmoid_backward)",
 		func(b *builder, a []ir.Arg) ir.Arg {
-			return b.o("div", b.clampC(b.o("add", a[0], int64(3)), int64(0), int64(6)), int64(6))
+			return b.o("div", b.clampOpen(b.o("add", a[0], int64(3)), int64(0), int64(6)), int64(6))
+		}},
+	{"aten.hardtanh", "hardtanh(x, lo, hi) = t = where(x <= lo, lo, x); where(t >= hi, hi, t): clamp's values, the gradient 0 at the bounds (hardtanh_backward; F.relu6 is hardtanh(x, 0, 6))",
+		func(b *builder, a []ir.Arg) ir.Arg {
+			lo, hi := a[1], a[2]
+			if lo == nil {
+				lo = -1.0
+			}
+			if hi == nil {
+				hi = 1.0
+			}
+			return b.clampOpen(a[0], lo, hi)
 		}},
 	{"aten.mish", "mish(x) = x * tanh(softplus(x)), softplus(x) = x above 20, else log1p(exp(x))",
 		func(b *builder, a []ir.Arg) ir.Arg { return b.o("mul", a[0], b.o("tanh", b.softplusC(a[0], 1, 20))) }},

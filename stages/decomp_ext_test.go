@@ -64,7 +64,10 @@ func init() {
 		opCase{"aten.empty_strided", nil, []ir.Arg{ir.Tuple{int64(2), int64(3)}, ir.Tuple{int64(3), int64(1)}}},
 		opCase{"aten.new_empty", []*tensor.Tensor{dseq(tf64, 2)}, []ir.Arg{inp(0), int64(3), int64(2)}},
 		opCase{"aten.empty_like", []*tensor.Tensor{dseq(tf64, 2)}, []ir.Arg{inp(0)}},
-		opCase{"aten.empty_like", []*tensor.Tensor{dseq(tf64, 2)}, []ir.Arg{inp(0), tensor.Int32}})
+		opCase{"aten.empty_like", []*tensor.Tensor{dseq(tf64, 2)}, []ir.Arg{inp(0), tensor.Int32}},
+		// hardtanh (F.hardtanh, F.relu6 of floats): clamp's values, the bounds among them
+		opCase{"aten.hardtanh", []*tensor.Tensor{tensor.FromFloats(tensor.Float32, []int{7}, []float64{-2, -1, -0.5, 0, 0.5, 1, 2})}, []ir.Arg{inp(0)}},
+		opCase{"aten.hardtanh", []*tensor.Tensor{tensor.FromFloats(tensor.Float32, []int{7}, []float64{-1, 0, 3, 6, 7, math.NaN(), math.Inf(-1)})}, []ir.Arg{inp(0), 0.0, 6.0}})
 	sq := func(lo, hi float64) func(gc *gradGraph) {
 		return func(gc *gradGraph) {
 			v := make([]float64, 6)

@@ -404,6 +404,7 @@ func (nz *normalizer) call(n *ir.Node) error {
 		}
 	}
 	intHardtanhBounds(al, args)
+	d = floatHardtanh(al, d, args) // normalize_overloads.go
 	return nz.emit(n, d, args)
 }
 

@@ -46,3 +46,26 @@ func intHardtanhBounds(al alias, args []ir.Arg) {
 		}
 	}
 }
+
+// floatHardtanh: F.hardtanh and F.relu6 (nn.Hardtanh, nn.ReLU6) of a
+// floating tensor are the op hardtanh, not clamp: the values are clamp's,
+// but PyTorch's hardtanh_backward passes the gradient only strictly inside
+// (min_val, max_val), where clamp's passes it at the bounds too (a ReLU6 of
+// exact zeros, a gate initialised to zero: review10 finding 4). Integer
+// tensors keep clamp (intHardtanhBounds; they carry no gradient).
+func floatHardtanh(al alias, d *ir.OpDef, args []ir.Arg) *ir.OpDef {
+	if al.Op != "clamp" || !strings.HasPrefix(al.Schema, "hardtanh(") && !strings.HasPrefix(al.Schema, "relu6(") || len(args) < 3 {
+		return d
+	}
+	if x, ok := args[0].(*ir.Node); !ok || x.Meta.Tensor == nil || !x.Meta.Tensor.DType.IsFloat() {
+		return d
+	}
+	name := "aten.hardtanh"
+	if strings.HasSuffix(d.Name, "_") { // F.relu6(x, inplace=True)
+		name += "_"
+	}
+	if h := ir.Lookup(name); h != nil {
+		return h
+	}
+	return d
+}
