@@ -112,7 +112,8 @@ func (b *jointBuilder) build() (*Joint, error) {
 		if !ok || on.Meta.Tensor == nil || !on.Meta.Tensor.DType.IsFloat() {
 			continue
 		}
-		name := fmt.Sprintf("tangents_%d", len(tangents)+1)
+		// fresh: a module of the user's may be named tangents_1 (or output)
+		name := b.fresh(fmt.Sprintf("tangents_%d", len(tangents)+1))
 		t := b.placeholder(name, name, on.Meta.Tensor, []string{b.src.OutputNode().Name})
 		t.Meta.Tensor = &ir.TensorMeta{DType: on.Meta.Tensor.DType, Shape: on.Meta.Tensor.Shape,
 			Stride: tensor.ContiguousStrides(on.Meta.Tensor.Shape.Sizes())}

@@ -181,8 +181,11 @@ func (jg *jointInfo) extract(name string, inputs []*ir.Node, outs []ir.Arg, keep
 	for i, a := range outs {
 		ret[i] = mapArg(a)
 	}
-	out.Nodes = append(out.Nodes, &ir.Node{Name: "output", Op: ir.Output, Target: "output",
-		Args: []ir.Arg{ret}, From: []string{jg.g.OutputNode().Name}})
+	// the joint's own output name, which no node of it has: a node named
+	// output (Meta's LLaMA names its LM head self.output) keeps its name
+	on := jg.g.OutputNode().Name
+	out.Nodes = append(out.Nodes, &ir.Node{Name: on, Op: ir.Output, Target: "output",
+		Args: []ir.Arg{ret}, From: []string{on}})
 	return out, out.Validate()
 }
 

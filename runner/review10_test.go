@@ -53,3 +53,10 @@ func matchesPyTorchEverywhere(t *testing.T, path string, nGrads int) {
 		}
 	}
 }
+
+// Modules named output (Meta's LLaMA LM head) and tangents_1 train: the
+// partition's output node and the joint's tangents take names no node has
+// (testdata/models/reserved_names.py; review10 finding 8: "name used twice").
+func TestModulesNamedLikePipelineNodesTrain(t *testing.T) {
+	matchesPyTorchEverywhere(t, "testdata/reserved_names.json", 4)
+}
