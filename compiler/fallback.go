@@ -166,7 +166,7 @@ func decodeConst(v any, depth int) (ir.Value, error) {
 		return out, nil
 	case map[string]any:
 		if len(c) != 1 {
-			return nil, fmt.Errorf("constant object with %d keys (want one of list, dtype, device, float)", len(c))
+			return nil, fmt.Errorf("constant object with %d keys (want one of list, dtype, device, float, ellipsis, slice)", len(c))
 		}
 		for k, val := range c {
 			switch k {
@@ -200,6 +200,32 @@ func decodeConst(v any, depth int) (ir.Value, error) {
 					return math.NaN(), nil
 				}
 				return nil, fmt.Errorf("unknown float %v (want inf, -inf or nan)", val)
+			case "ellipsis":
+				if val != true {
+					return nil, fmt.Errorf("ellipsis is %v, want true", val)
+				}
+				return ir.Ellipsis{}, nil
+			case "slice": // constant bounds (render.encodeArg)
+				parts, ok := val.([]any)
+				if !ok || len(parts) != 3 {
+					return nil, fmt.Errorf("slice is %v, want [start, stop, step]", val)
+				}
+				var sl [3]ir.Arg
+				for i, p := range parts {
+					if p == nil {
+						continue
+					}
+					n, ok := p.(json.Number)
+					if !ok {
+						return nil, fmt.Errorf("slice part %v is not an int", p)
+					}
+					iv, err := n.Int64()
+					if err != nil {
+						return nil, fmt.Errorf("slice part %v is not an int", p)
+					}
+					sl[i] = iv
+				}
+				return ir.Slice{Start: sl[0], Stop: sl[1], Step: sl[2]}, nil
 			}
 			return nil, fmt.Errorf("unknown constant object key %q", k)
 		}

@@ -239,6 +239,21 @@ func encodeArg(a ir.Arg) (json.RawMessage, error) {
 		return encodeList(x, false)
 	case ir.List:
 		return encodeList(x, true)
+	case ir.Ellipsis: // y[..., idx] = v: index_put's subscript
+		return json.RawMessage(`{"ellipsis": true}`), nil
+	case ir.Slice: // y[:, idx] = v, constant bounds only (a bound computed in the graph has no value here)
+		parts := make([]string, 3)
+		for i, p := range []ir.Arg{x.Start, x.Stop, x.Step} {
+			switch v := p.(type) {
+			case nil:
+				parts[i] = "null"
+			case int64:
+				parts[i] = strconv.FormatInt(v, 10)
+			default:
+				return nil, fmt.Errorf("cannot encode a slice whose bound is a %T", p)
+			}
+		}
+		return json.RawMessage(`{"slice": [` + strings.Join(parts, ", ") + `]}`), nil
 	}
 	return nil, fmt.Errorf("cannot encode a %T argument", a)
 }

@@ -60,3 +60,11 @@ func matchesPyTorchEverywhere(t *testing.T, path string, nGrads int) {
 func TestModulesNamedLikePipelineNodesTrain(t *testing.T) {
 	matchesPyTorchEverywhere(t, "testdata/reserved_names.json", 4)
 }
+
+// Item assignment with an Ellipsis trains, eager and compiled: basic
+// subscripts become slice/select scatters, and index_put's fallback gets
+// the Ellipsis and constant slices of its subscript encoded
+// (testdata/models/setitem_ellipsis.py; review10 finding 9).
+func TestSetitemWithEllipsisTrains(t *testing.T) {
+	matchesPyTorchEverywhere(t, "testdata/setitem_ellipsis.json", 2)
+}

@@ -291,19 +291,30 @@ type viewStep struct {
 // basicSteps splits a basic index (ints and constant slices: x[0, 1:3])
 // into select/slice steps, so writes through it become the select_scatter
 // and slice_scatter chain PyTorch's functionalization emits. Full slices
-// are no steps at all. ok is false for anything else (None, Ellipsis,
-// index tensors, bounds computed in the graph): index_put handles those.
+// are no steps at all; an Ellipsis spans the dims the other items leave.
+// ok is false for anything else (None, index tensors, bounds computed in
+// the graph): index_put handles those.
 func basicSteps(index ir.Arg, ndim int) (steps []viewStep, ok bool) {
 	items := []ir.Arg{index}
 	if t, isTuple := index.(ir.Tuple); isTuple {
 		items = t
 	}
-	if len(items) > ndim {
+	consuming, ellipses := 0, 0 // an Ellipsis spans the dims the other items leave
+	for _, it := range items {
+		if _, ok := it.(ir.Ellipsis); ok {
+			ellipses++
+		} else {
+			consuming++
+		}
+	}
+	if consuming > ndim || ellipses > 1 {
 		return nil, false
 	}
 	dim := int64(0)
 	for _, it := range items {
 		switch v := it.(type) {
+		case ir.Ellipsis: // y[..., 0] = v (Hugging Face's top-p: mask[..., 1:] = ...)
+			dim += int64(ndim - consuming)
 		case int64:
 			steps = append(steps, viewStep{"select", []ir.Arg{dim, v}})
 		case ir.Slice:
