@@ -85,3 +85,24 @@ func TestEvalFlagOverridesTrain(t *testing.T) {
 		t.Errorf("--train --eval together must be refused:\n%s", msg)
 	}
 }
+
+// A NaN-filled buffer and a NaN constant that forward only reads export,
+// and no buffer is listed as mutated: the comparison with their snapshot
+// holds NaN equal to NaN (testdata/nan_buffers.py; review10 findings 6-7).
+func TestNaNBuffersAreNotMutations(t *testing.T) {
+	out, msg, err := export(t, "nan_buffers.py")
+	if err != nil {
+		t.Fatalf("export failed: %v\n%s", err, msg)
+	}
+	tr, err := trace.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := tr.Graphs[0].Expected; e != nil && len(e.Buffers) != 0 {
+		t.Errorf("expected.buffers lists %d buffers; forward writes none", len(e.Buffers))
+	}
+	res := runTrace(t, out, "eager")
+	if !res.OK {
+		t.Errorf("the run does not match PyTorch:\n%s", res.Summary())
+	}
+}

@@ -1562,7 +1562,7 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
                     b.detach_()  # (the graph run before no_grad's detach nodes): no history
                 b.copy_(snapshot[k])
             for k, p in own_params.items():
-                if not torch.equal(p, param_snapshot[k]):
+                if not _same_values(p, param_snapshot[k]):
                     p.copy_(param_snapshot[k])
 
     sp = _RecordingShapeProp(gm)
@@ -1678,7 +1678,7 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
     # (ATen's batch_norm writes running stats through raw pointers, without a version bump:
     # a buffer counts as mutated when its version or its value changed)
     after = {k: b.detach().clone() for k, b in buffers.items()
-             if b._version != versions[k] or not torch.equal(b, snapshot[k])}
+             if b._version != versions[k] or not _same_values(b, snapshot[k])}
     restore_buffers()
     torch.set_rng_state(rng)
     # the same run again, from the same state: a value that is not bitwise the same is no
@@ -1686,7 +1686,7 @@ def export_graph(gm, fn, example_inputs, gname, store, top_tensors, graph_tensor
     gcdbg_selfcheck.scribble(list(values.values()) + list(grads.values()))
     outs2, grads2, _ = compute_expected(fn, example_inputs, grad_params, placeholders)
     after2 = {k: b.detach().clone() for k, b in buffers.items()
-              if b._version != versions[k] or not torch.equal(b, snapshot[k])}
+              if b._version != versions[k] or not _same_values(b, snapshot[k])}
     unstable = gcdbg_selfcheck.unstable((outs, grads, after), (outs2, grads2, after2))
     restore_buffers()
     torch.set_rng_state(rng)
@@ -1796,6 +1796,18 @@ def _state_values(fn):
     return {k: (t, t.detach().clone()) for k, t in state.items()}
 
 
+def _same_values(a, b):
+    """Whether a tensor still holds the values of its snapshot b: torch.equal, except that a
+    NaN equals a NaN (a buffer filled with NaN, a NaN constant, is unchanged by a run that
+    only reads it; torch.equal called it changed, and the trace then listed it as mutated or
+    the export refused the model as written while tracing)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.is_floating_point() or a.is_complex():
+        return bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all())
+    return torch.equal(a, b)
+
+
 def _refuse_trace_time_writes(fn, before):
     """Refuse a model whose parameters or buffers changed while torch.fx traced its forward.
     torch.fx passes proxies for the inputs, parameters and buffers it sees, but a write through
@@ -1803,7 +1815,7 @@ def _refuse_trace_time_writes(fn, before):
     forward) or on a tensor reached another way runs on the real tensor, once, while tracing:
     the graph does not hold it, and the reference run applies it once more."""
     changed = [k for k, (t, v) in before.items()
-               if t.shape != v.shape or not torch.equal(t.detach(), v)]
+               if not _same_values(t.detach(), v)]
     if not changed:
         return
     with torch.no_grad():  # leave the model as make() gave it
