@@ -1,6 +1,7 @@
 package exporter_test
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,5 +105,19 @@ func TestNaNBuffersAreNotMutations(t *testing.T) {
 	res := runTrace(t, out, "eager")
 	if !res.OK {
 		t.Errorf("the run does not match PyTorch:\n%s", res.Summary())
+	}
+}
+
+// A model with nn.MultiheadAttention (dropout > 0, training) that fails on
+// its own example inputs gets the exporter's message and exit 2, not a bare
+// traceback (testdata/mha_model_error.py; review10 finding 10).
+func TestMultiheadAttentionModelErrorIsExplained(t *testing.T) {
+	_, msg, err := export(t, "mha_model_error.py")
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("want exit 2, got %v:\n%s", err, msg)
+	}
+	if !strings.Contains(msg, "the model fails on its example inputs at mha_model_error.py:") || strings.Contains(msg, "Traceback") {
+		t.Errorf("want the model's error named at its line, no traceback:\n%s", msg)
 	}
 }

@@ -888,6 +888,14 @@ def _mha_calls(model, inputs):
     try:
         with torch.no_grad():
             model(*inputs)
+    except CaptureError:
+        raise
+    except Exception as e:  # the model's own error: the same message as when fx runs it
+        raise CaptureError("gcdbg exporter: the model fails on its example inputs%s: %s: %s\n"
+                           "  what to change: this is the model's own error, raised by PyTorch when "
+                           "the model runs on the inputs make() returns; fix the model or its "
+                           "example inputs (model(*inputs) shows it)"
+                           % (_traceback_line(e.__traceback__), type(e).__name__, str(e).split("\n")[0])) from e
     finally:
         for m in mhas:
             del m.forward
