@@ -30,4 +30,8 @@ func TestRunIsConciseUnlessAll(t *testing.T) {
 	if n := strings.Count(out, "  grad of "); n != 12 || strings.Contains(out, "more grads match") {
 		t.Errorf("--all must print each of the 12 grads, got %d:\n%s", n, out)
 	}
+	// --device eager says so, and does not compare the interpreter with itself
+	if !strings.HasPrefix(out, "trace transformer_block ("+path+"), device eager (") || strings.Contains(out, "vs gcdbg eager:") {
+		t.Errorf("--device eager: want the header to say eager and no vs-eager lines:\n%s", out)
+	}
 }
