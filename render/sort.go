@@ -108,10 +108,20 @@ func (g *kernelGen) sortExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *
 	before := func(a, b string) string { return sortBefore(a, b, sp.desc, sp.isFloat) }
 	g.line("/* %s %s along dim %d (%s), stable; NaN above every number */", n.Op, n.Name, sp.dim, map[bool]string{true: "descending", false: "ascending"}[sp.desc])
 	// Scratch: two halves of R pairs (merge sort ping-pongs between them).
-	g.sortRows(sp, t, x, []string{
+	radix := ob.DType == tensor.Float32 && g.r.d.Name == "c"
+	scratch := []string{
 		fmt.Sprintf("%s *v = (%s *)malloc(2 * (R > 0 ? R : 1) * sizeof(%s));", t, t, t),
 		"int64_t *ix = (int64_t *)malloc(2 * (R > 0 ? R : 1) * sizeof(int64_t));",
-	}, "v && ix", "free(v); free(ix);", func() {
+	}
+	allocated, free := "v && ix", "free(v); free(ix);"
+	if radix {
+		scratch = append(scratch, "uint32_t *rk = (uint32_t *)malloc(4 * (R > 0 ? R : 1) * sizeof(uint32_t));")
+		allocated, free = "v && ix && rk", "free(v); free(ix); free(rk);"
+	}
+	g.sortRows(sp, t, x, scratch, allocated, free, func() {
+		if radix {
+			g.radixRow(sp, out)
+		}
 		g.line("for (int64_t j = 0; j < R; j++) { v[j] = X[xo + j * (%s)]; ix[j] = j; }", sp.sx)
 		g.line("%s *sv = v; int64_t *si = ix;", t)
 		g.line("if (R <= %d) {", sortInsertionMax)
@@ -138,7 +148,59 @@ func (g *kernelGen) sortExtern(n *loopir.Node, args []ir.Arg, out *storage, ob *
 		g.line("  }")
 		g.line("}")
 		g.line("for (int64_t j = 0; j < K; j++) { %s[vo + j * (%s)] = sv[j]; %s[io + j * (%s)] = si[j]; }", out.c, sp.so, sp.ist.c, sp.si)
+		if radix {
+			g.ind--
+			g.line("}")
+		}
 	})
+}
+
+// sortRadixMin is the shortest float row sorted by radix: below it the
+// merge sort's log2(R) passes cost less than the radix's four passes and
+// histograms.
+const sortRadixMin = 512
+
+// radixRow opens, for a float32 row of at least sortRadixMin, a stable LSD
+// radix sort of the row's indices by a 32-bit key, four passes of 8 bits
+// (a pass whose digit is the same for every key is skipped), and stores
+// the first K values (read back from X, so -0 and NaN payloads are the
+// input's) and indices; shorter rows take the else branch the caller
+// writes (insertion or merge sort). The key orders as PyTorch's sort
+// does: the float's bits with the sign flipped (negative: all bits
+// flipped), every NaN as +NaN (above +Inf), -0 as +0 (a tie with +0, kept
+// in index order), and complemented for descending. The merge sort's
+// branchy compare cost ~19 ms for 64 rows of 8192 (top-p filtering:
+// review10 finding 11); the radix passes are branch-free.
+func (g *kernelGen) radixRow(sp sortPlan, out *storage) {
+	g.line("if (R >= %d && R < 2147483647) {", sortRadixMin)
+	g.ind++
+	g.line("uint32_t *k0 = rk, *k1 = rk + R, *i0 = rk + 2 * R, *i1 = rk + 3 * R;")
+	g.line("int64_t cnt[4][256];")
+	g.line("memset(cnt, 0, sizeof cnt);")
+	g.line("for (int64_t j = 0; j < R; j++) {")
+	g.line("  const float f = X[xo + j * (%s)];", sp.sx)
+	g.line("  uint32_t u; memcpy(&u, &f, 4);")
+	g.line("  if (f != f) u = 0x7fc00000u; else if (f == 0) u = 0;")
+	g.line("  u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);")
+	if sp.desc {
+		g.line("  u = ~u;")
+	}
+	g.line("  k0[j] = u; i0[j] = (uint32_t)j;")
+	g.line("  cnt[0][u & 255]++; cnt[1][(u >> 8) & 255]++; cnt[2][(u >> 16) & 255]++; cnt[3][u >> 24]++;")
+	g.line("}")
+	g.line("for (int p = 0; p < 4; p++) {")
+	g.line("  const int sh = 8 * p;")
+	g.line("  if (cnt[p][(k0[0] >> sh) & 255] == R) continue; /* one digit for every key */")
+	g.line("  int64_t pos[256], acc = 0;")
+	g.line("  for (int d = 0; d < 256; d++) { pos[d] = acc; acc += cnt[p][d]; }")
+	g.line("  for (int64_t j = 0; j < R; j++) { const uint32_t u = k0[j]; const int64_t q = pos[(u >> sh) & 255]++; k1[q] = u; i1[q] = i0[j]; }")
+	g.line("  uint32_t *tk = k0; k0 = k1; k1 = tk; uint32_t *ti = i0; i0 = i1; i1 = ti;")
+	g.line("}")
+	g.line("for (int64_t j = 0; j < K; j++) { const int64_t q = i0[j]; %s[vo + j * (%s)] = X[xo + q * (%s)]; %s[io + j * (%s)] = q; }",
+		out.c, sp.so, sp.sx, sp.ist.c, sp.si)
+	g.ind--
+	g.line("} else {")
+	g.ind++
 }
 
 // sortRows writes the frame sort and topk (topk.go) run in: R, K, NO and
