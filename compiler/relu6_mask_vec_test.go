@@ -8,8 +8,8 @@ import (
 	"gcdbg/interp"
 )
 
-// A ReLU6 (clamp to [0, 6]: two selects) whose backward recompute stores
-// both bool masks, `lt` of the input and `gt` of the first select's result
+// A ReLU6 (hardtanh to [0, 6]: two selects) whose backward recompute stores
+// both bool masks, `le` of the input and `ge` of the first select's result
 // (testdata/relu6_mask_train.json: MobileNetV2's BatchNorm + ReLU6 + 1x1 conv
 // in small), is a vector loop: gcc's jump threading knew the second compare
 // false on the path where the first select took 0, split the loop into
@@ -24,7 +24,7 @@ func TestReLU6MasksVectorize(t *testing.T) {
 		t.Errorf("%d simd loops, want the forward's, the mask recompute's and the masked selects'", loops)
 	}
 	// the premise: the recompute stores both masks and the clamped value
-	for _, want := range []string{"bool *b_buf2, bool *b_buf4, float *b_buf5)", "const bool t5 = (t4 < 0.0f);  // clamp_lt", "const bool t7 = (t6 > 6.0f);  // clamp_gt"} {
+	for _, want := range []string{"bool *b_buf2, bool *b_buf4, float *b_buf5)", "const bool t5 = (t4 <= 0.0f);  // hardtanh_le", "const bool t7 = (t6 >= 6.0f);  // hardtanh_ge"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("the generated C has no %q:\n%s", want, src)
 		}
