@@ -106,7 +106,7 @@ one). A load average of half the CPUs or more prints a warning: times then vary.
 	}
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "OpenMP, both sides (compiler.OpenMPEnv): %s\n", compiler.OpenMPSummary())
-	fmt.Fprintf(stdout, "compiled: median of %d runs after a warm-up run (forward+backward for training graphs); %s\n", *runs, compiledHow())
+	fmt.Fprintf(stdout, "compiled: median of %d runs after 50 ms of warm-up runs (at least one; forward+backward for training graphs); %s\n", *runs, compiledHow())
 	if torch != nil {
 		fmt.Fprintf(stdout, "PyTorch eager: measured live, before and after each compiled run; %s\n\n", torch.how(paths))
 	} else {
