@@ -37,7 +37,6 @@ import argparse
 import ctypes
 import math
 import os
-import struct
 import subprocess
 import sys
 import tempfile
@@ -45,31 +44,10 @@ import threading
 
 import numpy as np
 
+from fit_erf_tanh import bits, dptr, f32, fptr, frombits, hexf  # tools/: the float helpers they share
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 FN = {"erf": 0, "tanh": 1}
-
-
-def f32(v):
-    return struct.unpack("<f", struct.pack("<f", v))[0]
-
-
-def bits(v):
-    return struct.unpack("<I", struct.pack("<f", v))[0]
-
-
-def frombits(b):
-    return struct.unpack("<f", struct.pack("<I", b))[0]
-
-
-def hexf(v):
-    """C float literal as the Go file writes it (0x1.abcdefp-3f)."""
-    if v == 1.0:
-        return "1.0f"
-    if v < 0:
-        return "-" + hexf(-v)
-    m, e = math.frexp(v)
-    mant = int(round((m * 2 - 1) * (1 << 23)))
-    return "0x1.%06xp%+df" % (mant << 1, e - 1)
 
 
 def lib():
@@ -86,14 +64,6 @@ def lib():
     L.sweep.argtypes = [ctypes.c_int, ctypes.c_uint32, ctypes.c_uint32, fp, ctypes.c_int, fp, ctypes.c_int,
                         ctypes.c_float, dp]
     return L
-
-
-def fptr(a):
-    return a.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
-
-
-def dptr(a):
-    return a.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
 
 
 def lawson(L, fn, dp, dq, X, iters):
