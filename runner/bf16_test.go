@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"strings"
 	"testing"
 
 	"gcdbg/trace"
@@ -26,6 +27,9 @@ func TestBFloat16EagerAndCompiledMatchPyTorch(t *testing.T) {
 		}
 		if o := res.Graphs[0].Outputs[0]; o.VsExpected == nil || !o.VsExpected.Match {
 			t.Errorf("--device %s: output not compared with PyTorch, or differs: %+v", dev, o.VsExpected)
+		} else if d := o.VsExpected.Detail(); !strings.Contains(d, "bfloat16 rounding ≈") {
+			// the reference check's noise is bfloat16's rounding, and says so (review10 finding 12)
+			t.Errorf("--device %s: the detail does not name bfloat16's rounding: %s", dev, d)
 		}
 		if dev == "cpu" && res.Backend != "compiled" {
 			t.Errorf("--device cpu: backend %q, want compiled", res.Backend)

@@ -118,7 +118,11 @@ func (j *Judgement) Detail() string {
 		b.WriteString("; reference: " + j.Reference)
 	}
 	if j.Check != nil {
-		fmt.Fprintf(&b, "; reference vs PyTorch rmse %.3g, float32 rounding ≈ %.3g", j.Check.RMSE, j.Check.NoiseRMSE)
+		rounding := j.Check.Rounding
+		if rounding == "" { // a judgement read back from JSON
+			rounding = "the run's"
+		}
+		fmt.Fprintf(&b, "; reference vs PyTorch rmse %.3g, %s rounding ≈ %.3g", j.Check.RMSE, rounding, j.Check.NoiseRMSE)
 	}
 	if !j.Match && j.Why != "" {
 		fmt.Fprintf(&b, " — %s", j.Why)

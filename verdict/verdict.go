@@ -100,6 +100,10 @@ type Element struct {
 type RefCheck struct {
 	RMSE      float64 `json:"rmse"`       // rmse(PyTorch, F)
 	NoiseRMSE float64 `json:"noise_rmse"` // float32 rounding's estimated size
+	// Rounding names the dtype whose rounding NoiseRMSE sizes (the
+	// independent result's: float16, bfloat16, float32 or float64), for
+	// the text; the JSON keeps run-json.md's fields.
+	Rounding string `json:"-"`
 	// WorstErr is max |PyTorch - F|, NoiseWorstErr rounding's worst element.
 	WorstErr      float64 `json:"worst_err"`
 	NoiseWorstErr float64 `json:"noise_worst_err"`
@@ -371,7 +375,7 @@ func Judge(in Input) Judgement {
 			j.WorstErr, j.Multiplier, j.BaselineWorstErr, j.Floor))
 	}
 	if in.Independent != nil && in.Ref64 != nil && slices.Equal(in.Independent.Shape, r.Shape) && in.Independent.DType.IsFloat() {
-		rc := &RefCheck{Multiplier: RefMultiplier, Floor: refFloor*rmsF + absFloor}
+		rc := &RefCheck{Multiplier: RefMultiplier, Floor: refFloor*rmsF + absFloor, Rounding: in.Independent.DType.String()}
 		rc.RMSE = rmse(in.Independent, f, r, a)
 		rc.WorstErr = maxErr(in.Independent, f, r, a)
 		rc.NoiseRMSE, rc.NoiseWorstErr = j.RMSE, j.WorstErr
@@ -393,8 +397,8 @@ func Judge(in Input) Judgement {
 		j.Check = rc
 		if !rc.Agree {
 			j.Match = false
-			j.Why = joinWhy(j.Why, fmt.Sprintf("gcdbg's float64 reference is %.3g (rmse; worst element %.3g) from PyTorch's result, far beyond float32 rounding (%.3g; worst %.3g): gcdbg's semantics differ from PyTorch's here (eager interpreter, decomposition or derivative), or PyTorch's recorded value is not what this graph computes",
-				rc.RMSE, rc.WorstErr, rc.NoiseRMSE, rc.NoiseWorstErr))
+			j.Why = joinWhy(j.Why, fmt.Sprintf("gcdbg's float64 reference is %.3g (rmse; worst element %.3g) from PyTorch's result, far beyond %s rounding (%.3g; worst %.3g): gcdbg's semantics differ from PyTorch's here (eager interpreter, decomposition or derivative), or PyTorch's recorded value is not what this graph computes",
+				rc.RMSE, rc.WorstErr, rc.Rounding, rc.NoiseRMSE, rc.NoiseWorstErr))
 		}
 	}
 	return j
