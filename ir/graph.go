@@ -161,6 +161,10 @@ type Graph struct {
 	// Values are non-tensor placeholder inputs (meta.value), by target.
 	Expected *Expected
 	Timing   *Timing
+	// OutputKeys names the output's elements (the trace's optional
+	// output_keys: a dict's keys, a namedtuple's fields), for display
+	// only; nil when the trace has none.
+	OutputKeys []string
 }
 
 // Node returns the node called name, or nil.

@@ -44,6 +44,9 @@ type GraphResult struct {
 	// Buffers compares every buffer the graph mutates (BatchNorm's running
 	// stats in training mode); empty when nothing is mutated.
 	Buffers []BufferResult `json:"buffers"`
+	// OutputKeys names the outputs in the text (the trace's output_keys),
+	// nil when it has none; run-json.md's outputs keep their indices.
+	OutputKeys []string `json:"-"`
 	// Verdict states the accuracy rule every comparison follows.
 	Verdict string `json:"verdict"`
 	// NotComparedWithPyTorch says why no value of this graph was compared
@@ -208,6 +211,7 @@ func runGraph(tr *trace.Trace, u *stages.Unit, opt Options) (GraphResult, *refer
 	if u.Captured.Break != nil {
 		gr.Break = u.Captured.Break.Reason
 	}
+	gr.OutputKeys = u.Captured.OutputKeys
 	for _, st := range stages.Table {
 		if st.Graph != nil {
 			if g := st.Graph(u); g != nil {

@@ -330,6 +330,11 @@ func (d *decoder) decodeGraph(v any, i int, global map[string]*tensorEntry) (*ir
 	if output == nil {
 		return nil, d.errf("nodes", "no output node (a graph has exactly one, last)")
 	}
+	keys, e := d.outputKeys(o, output)
+	if e != nil {
+		return nil, e
+	}
+	g.OutputKeys = keys
 	// Resolve every tensor the nodes read.
 	lookup := func(name string) (*ir.TensorData, *Error) {
 		ent := local[name]
@@ -535,4 +540,41 @@ func isPlaceholder(g *ir.Graph, k string) bool {
 		}
 	}
 	return false
+}
+
+// outputKeys reads the graph's optional output_keys: one string per
+// element of the output (a dict's keys as the exporter flattened them).
+// Names that do not line up with the output's elements are dropped (they
+// only label the outputs); a value that is not an array of strings is an
+// error.
+func (d *decoder) outputKeys(o *object, output *ir.Node) ([]string, *Error) {
+	kv, ok := o.get("output_keys")
+	if !ok || kv == nil {
+		return nil, nil
+	}
+	arr, ok := kv.([]any)
+	if !ok {
+		return nil, d.errf("output_keys", "output_keys is %s, want an array of strings", kind(kv))
+	}
+	keys := make([]string, len(arr))
+	for j, x := range arr {
+		s, ok := x.(string)
+		if !ok {
+			return nil, d.errf("output_keys"+idx(j), "an output key is %s, want a string", kind(x))
+		}
+		keys[j] = s
+	}
+	n := 1
+	if len(output.Args) > 0 {
+		switch v := output.Args[0].(type) {
+		case ir.Tuple:
+			n = len(v)
+		case ir.List:
+			n = len(v)
+		}
+	}
+	if len(keys) != n {
+		return nil, nil
+	}
+	return keys, nil
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -194,6 +195,8 @@ func ruleCases() []ruleCase {
 		{"no graphs", `{"format":"gcdbg.trace","version":1,"graphs":[]}`, "", "", "graphs", `at least one graph`},
 		{"not json", `{"format":`, "", "", "", `invalid JSON`},
 		{"no nodes", doc(``, "", ""), "g0", "", "nodes", "at least one node"},
+		{"output_keys not an array", doc(phX+`,`+outX, `"output_keys":"loss"`, tensorX), "g0", "", "output_keys", "want an array of strings"},
+		{"output key not a string", doc(phX+`,`+outX, `"output_keys":[3]`, tensorX), "g0", "", "output_keys[0]", "want a string"},
 		{"duplicate node name", doc(phX+`,`+phX+`,`+outX, "", tensorX), "g0", "x", "name", `used twice`},
 		{"undefined arg", doc(phX+`,{"name":"linear","op":"call_function","target":"torch.relu","args":[{"node":"x"},{"node":"fc9"}]},`+outX, "", tensorX),
 			"g0", "linear", "args[1]", `node "fc9" is not defined before this node`},
@@ -539,6 +542,28 @@ func TestFixturesLoad(t *testing.T) {
 			if err := g.Validate(); err != nil {
 				t.Errorf("%s: %v", f, err)
 			}
+		}
+	}
+}
+
+// output_keys name the output's elements (a dict's keys); names that do
+// not line up with the elements are dropped, not an error.
+func TestOutputKeys(t *testing.T) {
+	two := `{"name":"output","op":"output","target":"output","args":[[{"node":"x"},{"node":"x"}]]}`
+	for _, c := range []struct {
+		extra string
+		want  []string
+	}{
+		{`"output_keys":["loss","logits"]`, []string{"loss", "logits"}},
+		{`"output_keys":["loss"]`, nil},
+		{``, nil},
+	} {
+		tr, err := Parse([]byte(doc(phX+`,`+two, c.extra, tensorX)), t.TempDir(), "t.json")
+		if err != nil {
+			t.Fatalf("%s: %v", c.extra, err)
+		}
+		if got := tr.Graphs[0].OutputKeys; !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: keys %q, want %q", c.extra, got, c.want)
 		}
 	}
 }

@@ -35,3 +35,18 @@ func TestRunIsConciseUnlessAll(t *testing.T) {
 		t.Errorf("--device eager: want the header to say eager and no vs-eager lines:\n%s", out)
 	}
 }
+
+// A model returning a dict: each output is labelled with its key, as the
+// trace's output_keys give them (testdata/dict_outputs.py; review10
+// finding 12: they were "output 0" and "output 1").
+func TestRunLabelsDictOutputs(t *testing.T) {
+	code, out, errs := run("run", "testdata/dict_outputs.json", "--runs", "1", "--device", "eager")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"\n  output 0 (loss) float32[]\n", "\n  output 1 (logits) float32[5 3]\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in:\n%s", want, out)
+		}
+	}
+}
