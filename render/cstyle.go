@@ -54,8 +54,10 @@ type kernelGen struct {
 	from     int // the kernel whose function fn is
 	ci       bool
 	sharedBy []int
-	// defs records each temporary's prim and operands (gelu.go).
-	defs map[string]geluDef
+	// defs records each temporary's prim and operands, written the buffers
+	// the kernel's nodes write (gelu.go).
+	defs    map[string]geluDef
+	written map[string]bool
 }
 
 // value is a C expression (a temporary's name) and its dtype.

@@ -27,8 +27,9 @@ import (
 // two forms of one element (and by their saturation). 10 multiplies and
 // FMAs per form (P degree 5, Q monic degree 4 in s, h * fma(x, p / q, 1)),
 // 1 division; one thread, 4096 floats in L1, the gelu_variants pair took
-// 0.589 ns per element through gcdbg_erff/gcdbg_tanhf and 0.499 with these
-// (a C harness of 2026-11-27; docs/performance.md).
+// 0.589 ns per element through gcdbg_erff/gcdbg_tanhf and 0.511 with these
+// (1.15x; 16 MB on two threads 1.246 -> 1.080 ms: a C harness of
+// 2026-11-27, docs/performance.md).
 //
 // GELU's own error is what the fit minimizes (tools/fit_gelu.py, which
 // reproduces the coefficients; tools/gelu_eval.c evaluates exactly these
@@ -121,12 +122,16 @@ func (g *kernelGen) define(v value, op string, args []value) {
 // defineLoad records v as the element elem of buf, which two loads share
 // only when no node of the kernel writes buf (between them it could).
 func (g *kernelGen) defineLoad(v value, buf, elem string) {
-	for _, n := range g.k.Nodes {
-		for _, w := range n.Writes {
-			if w.Buffer == buf {
-				return
+	if g.written == nil { // once per kernel: a long kernel loads thousands of times
+		g.written = map[string]bool{}
+		for _, n := range g.k.Nodes {
+			for _, w := range n.Writes {
+				g.written[w.Buffer] = true
 			}
 		}
+	}
+	if g.written[buf] {
+		return
 	}
 	if d, ok := g.defs[v.c]; ok {
 		d.op, d.load = "load", elem
