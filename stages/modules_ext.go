@@ -44,10 +44,10 @@ func init() {
 		"torch.nn.Softshrink":  simple("softshrink", "lambd"),
 		"torch.nn.GLU":         simple("glu", "dim"),
 		"torch.nn.ReLU6": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
-			return hardtanhOp(m, x), []ir.Arg{x, 0.0, 6.0}, nil
+			return moduleHardtanhOp(m, x), []ir.Arg{x, 0.0, 6.0}, nil
 		},
 		"torch.nn.Hardtanh": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
-			return hardtanhOp(m, x), []ir.Arg{x, attr(m, "min_val", -1.0), attr(m, "max_val", 1.0)}, nil
+			return moduleHardtanhOp(m, x), []ir.Arg{x, attr(m, "min_val", -1.0), attr(m, "max_val", 1.0)}, nil
 		},
 		"torch.nn.PReLU": func(m *ir.Module, x ir.Arg, p map[string]*ir.Node) (string, []ir.Arg, error) {
 			return "prelu", []ir.Arg{x, paramArg(p, "weight")}, nil
@@ -365,17 +365,9 @@ func init() {
 	}
 }
 
-// hardtanhOp is the op of nn.Hardtanh and nn.ReLU6 (in place or not):
-// hardtanh for a floating input (PyTorch's gradient, 0 at the bounds:
-// floatHardtanh), clamp for an integer one (no gradient; clamp keeps its
-// dtype).
-func hardtanhOp(m *ir.Module, x ir.Arg) string {
-	op := "clamp"
-	if n, ok := x.(*ir.Node); ok && n.Meta.Tensor != nil && n.Meta.Tensor.DType.IsFloat() {
-		op = "hardtanh"
-	}
-	if ip, _ := attr(m, "inplace", false).(bool); ip {
-		op += "_"
-	}
-	return op
+// moduleHardtanhOp is nn.Hardtanh's and nn.ReLU6's op (hardtanhOp), in
+// place as the module says.
+func moduleHardtanhOp(m *ir.Module, x ir.Arg) string {
+	ip, _ := attr(m, "inplace", false).(bool)
+	return hardtanhOp(x, ip)
 }

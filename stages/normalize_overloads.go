@@ -57,15 +57,23 @@ func floatHardtanh(al alias, d *ir.OpDef, args []ir.Arg) *ir.OpDef {
 	if al.Op != "clamp" || !strings.HasPrefix(al.Schema, "hardtanh(") && !strings.HasPrefix(al.Schema, "relu6(") || len(args) < 3 {
 		return d
 	}
-	if x, ok := args[0].(*ir.Node); !ok || x.Meta.Tensor == nil || !x.Meta.Tensor.DType.IsFloat() {
-		return d
-	}
-	name := "aten.hardtanh"
-	if strings.HasSuffix(d.Name, "_") { // F.relu6(x, inplace=True)
-		name += "_"
-	}
-	if h := ir.Lookup(name); h != nil {
+	// F.relu6(x, inplace=True) is clamp_
+	if h := ir.Lookup("aten." + hardtanhOp(args[0], strings.HasSuffix(d.Name, "_"))); h != nil {
 		return h
 	}
 	return d
+}
+
+// hardtanhOp is the canonical op of a hardtanh (F.hardtanh, F.relu6,
+// nn.Hardtanh, nn.ReLU6) of x, in place or not: hardtanh for a floating x,
+// clamp for an integer one (no gradient; clamp keeps its dtype).
+func hardtanhOp(x ir.Arg, inplace bool) string {
+	op := "clamp"
+	if n, ok := x.(*ir.Node); ok && n.Meta.Tensor != nil && n.Meta.Tensor.DType.IsFloat() {
+		op = "hardtanh"
+	}
+	if inplace {
+		op += "_"
+	}
+	return op
 }
