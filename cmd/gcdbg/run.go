@@ -219,12 +219,11 @@ func printRun(w io.Writer, path string, res *runner.Result, all bool) {
 			fmt.Fprintf(w, "  vs PyTorch: %s\n", g.NotComparedWithPyTorch)
 		}
 		for _, o := range g.Outputs {
+			label := ""
 			if o.Index >= 0 && o.Index < len(g.OutputKeys) { // a dict's key (the trace's output_keys)
-				fmt.Fprintf(w, "  output %d (%s) %s%v\n", o.Index, g.OutputKeys[o.Index], o.DType, o.Shape)
-				printComparisons(w, &g, o.VsExpected, o.VsEager)
-				continue
+				label = " (" + g.OutputKeys[o.Index] + ")"
 			}
-			fmt.Fprintf(w, "  output %d %s%v\n", o.Index, o.DType, o.Shape)
+			fmt.Fprintf(w, "  output %d%s %s%v\n", o.Index, label, o.DType, o.Shape)
 			printComparisons(w, &g, o.VsExpected, o.VsEager)
 		}
 		var names []string
