@@ -220,6 +220,15 @@ def nudge(ev, L, fn, p, q, X, fixed, tie=False, rounds=40, span=(1, 2, 4)):
         _, sat = saturation(L, fn, p, q, X)
         return ev.err(p, q, sat)[0]
 
+    return descend(p, q, score, fixed, (lambda p, q: tie_constant(fn, p, q)) if tie else None, rounds, span)
+
+
+def descend(p, q, score, fixed, follow=None, rounds=40, span=(1, 2, 4)):
+    """Coordinate descent over float coefficient lists p and q, in place:
+    each coefficient not in fixed ((which, i) pairs) moves by span float
+    steps either way while that lowers score(p, q); follow(p, q), if given,
+    re-derives tied coefficients after each move (and after each undo).
+    Returns the score and p, q. tools/fit_gelu.py uses it too."""
     cur = score(p, q)
     for r in range(rounds):
         improved = False
@@ -231,16 +240,16 @@ def nudge(ev, L, fn, p, q, X, fixed, tie=False, rounds=40, span=(1, 2, 4)):
                     for sgn in (1, -1):
                         old = arr[i]
                         arr[i] = frombits(bits(old) + sgn * d)
-                        if tie:
-                            tie_constant(fn, p, q)
+                        if follow:
+                            follow(p, q)
                         s = score(p, q)
                         if s < cur - 1e-9:
                             cur, improved = s, True
                             print("  round %d %s[%d] %+d -> %.4f ULP" % (r, which, i, sgn * d, cur), file=sys.stderr)
                         else:
                             arr[i] = old
-                            if tie:
-                                tie_constant(fn, p, q)
+                            if follow:
+                                follow(p, q)
         if not improved:
             break
     return cur, p, q

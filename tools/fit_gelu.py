@@ -44,7 +44,7 @@ import threading
 
 import numpy as np
 
-from fit_erf_tanh import bits, dptr, f32, fptr, frombits, hexf  # tools/: the float helpers they share
+from fit_erf_tanh import bits, descend, dptr, f32, fptr, hexf  # tools/: the helpers the two fits share
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FN = {"erf": 0, "tanh": 1}
@@ -124,26 +124,7 @@ def nudge(L, fn, xs, p, q, sat, rounds=40, span=(1, 2, 4, 8)):
     """Coordinate descent over the float coefficients (Q's leading 1 fixed)."""
     p = [f32(v) for v in p]
     q = [f32(v) for v in q]
-    cur = maxerr(L, fn, xs, p, q, sat)[0]
-    for r in range(rounds):
-        improved = False
-        for which, arr in (("p", p), ("q", q)):
-            for i in range(len(arr)):
-                if which == "q" and i == 0:
-                    continue
-                for d in span:
-                    for sgn in (1, -1):
-                        old = arr[i]
-                        arr[i] = frombits(bits(old) + sgn * d)
-                        v = maxerr(L, fn, xs, p, q, sat)[0]
-                        if v < cur - 1e-9:
-                            cur, improved = v, True
-                            print("  round %d %s[%d] %+d -> %.4f ULP" % (r, which, i, sgn * d, cur), file=sys.stderr)
-                        else:
-                            arr[i] = old
-        if not improved:
-            break
-    return cur, p, q
+    return descend(p, q, lambda p, q: maxerr(L, fn, xs, p, q, sat)[0], {("q", 0)}, rounds=rounds, span=span)
 
 
 def full_sweep(L, fn, p, q, sat):
